@@ -1,0 +1,1 @@
+//! Criterion benches of flipzero; see `benches/`.

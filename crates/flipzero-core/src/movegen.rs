@@ -1,0 +1,173 @@
+//! The two kernels every search spends its time in: legal moves in bulk and the discs a move
+//! flips. Both work on the (mover, opponent) pair of bitboards and are `inline(always)` so that
+//! they are compiled into each caller, including the callers built for wider CPU features.
+
+use crate::bitboard::Bitboard;
+use crate::geometry::{Axis, Geometry};
+
+/// Where the move generator reads the board shape from.
+///
+/// Any [`Geometry`] is a layout, read at run time. [`Standard8x8`] is the same 8x8 shape as
+/// compile-time constants, so its shifts and masks become immediates and the fill loops
+/// unroll: the fast path of 8x8 perft and search.
+pub trait Layout<W: Bitboard>: Copy {
+    /// All squares of the board.
+    fn board(self) -> W;
+    /// The four axes, see [`Geometry`].
+    fn axes(self) -> [Axis<W>; 4];
+    /// The eight rays from a square, towards higher indices first.
+    fn rays(self, index: u32) -> &'static [W; 8];
+}
+
+impl<W: Bitboard> Layout<W> for &'static Geometry<W> {
+    #[inline(always)]
+    fn board(self) -> W {
+        Geometry::board(self)
+    }
+    #[inline(always)]
+    fn axes(self) -> [Axis<W>; 4] {
+        self.axes
+    }
+    #[inline(always)]
+    fn rays(self, index: u32) -> &'static [W; 8] {
+        &self.rays[index as usize]
+    }
+}
+
+/// The 8x8 board as constants; equal to `Geometry::<u64>::get(8, 8)` (checked by a test).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Standard8x8;
+
+impl Standard8x8 {
+    const INNER_COLUMNS: u64 = 0x7e7e_7e7e_7e7e_7e7e;
+    const AXES: [Axis<u64>; 4] = [
+        Axis::new(1, Self::INNER_COLUMNS, 3),
+        Axis::new(7, Self::INNER_COLUMNS, 3),
+        Axis::new(8, u64::MAX, 3),
+        Axis::new(9, Self::INNER_COLUMNS, 3),
+    ];
+    const RAYS: [[u64; 8]; 64] = {
+        let mut rays = [[0u64; 8]; 64];
+        let mut square = 0;
+        while square < 64 {
+            let mut direction = 0;
+            while direction < 8 {
+                let (row_step, col_step) = Geometry::<u64>::DIRECTIONS[direction];
+                let (mut row, mut col) = ((square / 8) as i32, (square % 8) as i32);
+                loop {
+                    row += row_step as i32;
+                    col += col_step as i32;
+                    if row < 0 || row >= 8 || col < 0 || col >= 8 {
+                        break;
+                    }
+                    rays[square][direction] |= 1 << (row * 8 + col);
+                }
+                direction += 1;
+            }
+            square += 1;
+        }
+        rays
+    };
+}
+
+impl Layout<u64> for Standard8x8 {
+    #[inline(always)]
+    fn board(self) -> u64 {
+        u64::MAX
+    }
+    #[inline(always)]
+    fn axes(self) -> [Axis<u64>; 4] {
+        Self::AXES
+    }
+    #[inline(always)]
+    fn rays(self, index: u32) -> &'static [u64; 8] {
+        &Self::RAYS[index as usize]
+    }
+}
+
+/// The squares where `player` may move against `opponent`.
+#[inline(always)]
+pub fn legal_moves<W: Bitboard, L: Layout<W>>(layout: L, player: W, opponent: W) -> W {
+    let empty = layout.board() & !(player | opponent);
+    let mut moves = W::EMPTY;
+    for axis in layout.axes() {
+        let through = opponent & axis.interior;
+        // Kogge-Stone occluded fill in both directions of the axis: after pass k, `ahead`
+        // holds the opponent discs reachable from a player disc by runs of up to 2^k - 1.
+        let (mut ahead_up, mut open_up) = (player, through);
+        let (mut ahead_down, mut open_down) = (player, through);
+        let mut step = axis.shift;
+        for _ in 0..axis.passes {
+            ahead_up |= open_up & (ahead_up << step);
+            ahead_down |= open_down & (ahead_down >> step);
+            open_up &= open_up << step;
+            open_down &= open_down >> step;
+            step *= 2;
+        }
+        moves |= ((ahead_up & through) << axis.shift) | ((ahead_down & through) >> axis.shift);
+    }
+    moves & empty
+}
+
+/// The opponent discs flipped when `player` moves on the empty square `index`.
+///
+/// Returns the empty set when the move is illegal.
+#[inline(always)]
+pub fn flips<W: Bitboard, L: Layout<W>>(layout: L, player: W, opponent: W, index: u32) -> W {
+    let rays = layout.rays(index);
+    let mut flipped = W::EMPTY;
+    for &ray in &rays[..4] {
+        // Towards higher indices: the first square that is not an opponent disc is the
+        // lowest set bit of `candidates`; if it is a player disc, everything before it flips.
+        let candidates = ray & !opponent;
+        let first = candidates & candidates.wrapping_neg();
+        let outflank = first & player;
+        let run = outflank.wrapping_sub(W::ONE) & ray;
+        if !outflank.is_empty() {
+            flipped |= run;
+        }
+    }
+    for &ray in &rays[4..] {
+        // Towards lower indices: the first square is the highest set bit. Square 0 is added
+        // as a sentinel so the set is never empty; `& ray` drops it again when it is not on
+        // the ray.
+        let candidates = (ray & !opponent) | W::ONE;
+        let outflank = W::square(candidates.highest_index()) & player & ray;
+        flipped |= (outflank.wrapping_neg() << 1) & ray;
+    }
+    flipped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_start_has_four_moves_that_flip_one_disc() {
+        let geometry = Geometry::<u64>::get(8, 8).unwrap();
+        // d4 (27) and e5 (36) white; e4 (28) and d5 (35) black.
+        let black = (1u64 << 28) | (1 << 35);
+        let white = (1u64 << 27) | (1 << 36);
+        let moves = legal_moves(geometry, black, white);
+        // d3 (19), c4 (26), f5 (37), e6 (44).
+        assert_eq!(moves, (1 << 19) | (1 << 26) | (1 << 37) | (1 << 44));
+        assert_eq!(flips(geometry, black, white, 37), 1 << 36);
+        assert_eq!(flips(geometry, black, white, 19), 1 << 27);
+        assert_eq!(flips(geometry, black, white, 0), 0);
+    }
+
+    #[test]
+    fn the_constant_8x8_layout_equals_the_computed_one() {
+        let geometry = Geometry::<u64>::get(8, 8).unwrap();
+        assert_eq!(Standard8x8.board(), geometry.board());
+        for (constant, computed) in Standard8x8.axes().iter().zip(geometry.axes) {
+            assert_eq!(
+                (constant.shift, constant.interior, constant.passes),
+                (computed.shift, computed.interior, computed.passes)
+            );
+        }
+        for index in 0..64 {
+            assert_eq!(Standard8x8.rays(index), geometry.rays(index));
+        }
+    }
+}

@@ -1,0 +1,406 @@
+//! Text forms of a position: the one-line format and the ASCII diagram.
+//!
+//! One-line format (OBF-compatible at 8x8): the squares a1, b1, ... row by row as `X`
+//! (black), `O` (white) or `-` (empty), a space, and the side to move (`X` or `O`). Anything
+//! after a `;` is ignored, so OBF lines with their move lists parse. Other square boards are
+//! recognised by their length (100 squares is 10x10); a rectangular board is written with its
+//! shape first: `4x6 ------...------ X`. Lower-case letters, `*` for black and `.` for empty
+//! are accepted on input.
+//!
+//! Diagram:
+//!
+//! ```text
+//!   a b c d e f g h
+//! 1 - - - - - - - -
+//! 2 - - - - - - - -
+//! 3 - - - - - - - -
+//! 4 - - - O X - - -
+//! 5 - - - X O - - -
+//! 6 - - - - - - - -
+//! 7 - - - - - - - -
+//! 8 - - - - - - - -
+//! X to move
+//! ```
+
+use std::fmt;
+
+use crate::bitboard::Bitboard;
+use crate::geometry::{Geometry, GeometryError, MAX_SIDE, MIN_SIDE, Square};
+use crate::position::{Color, Position, PositionError};
+
+/// Position text that does not parse, with what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TextError {
+    /// Nothing but blanks.
+    #[error("the position text is empty")]
+    Empty,
+    /// The squares do not form a board.
+    #[error(
+        "the board has {found} squares, which is no square board from {MIN_SIDE}x{MIN_SIDE} to \
+         {MAX_SIDE}x{MAX_SIDE} (write a shape such as `6x8` first for a rectangle)"
+    )]
+    UnknownShape {
+        /// Number of square characters read.
+        found: usize,
+    },
+    /// A shape prefix that does not read as `RxC`.
+    #[error("`{0}` is not a board shape such as `8x8`")]
+    BadShape(String),
+    /// The number of squares does not match the stated shape.
+    #[error("a {rows}x{cols} board needs {expected} squares, found {found}")]
+    WrongSquareCount {
+        /// Rows of the stated shape.
+        rows: u8,
+        /// Columns of the stated shape.
+        cols: u8,
+        /// `rows * cols`.
+        expected: usize,
+        /// Squares read.
+        found: usize,
+    },
+    /// A character that is neither a disc nor an empty square.
+    #[error("unexpected `{character}` at square {square} (expected X, O or -)")]
+    BadSquare {
+        /// The offending character.
+        character: char,
+        /// Name of the square it stands for.
+        square: String,
+    },
+    /// No side to move after the squares.
+    #[error("the side to move (X or O) is missing after the squares")]
+    MissingSideToMove,
+    /// A side to move other than X or O.
+    #[error("`{0}` is not a side to move (expected X or O)")]
+    BadSideToMove(String),
+    /// Text after the side to move that is not an OBF comment.
+    #[error("unexpected `{0}` after the side to move")]
+    TrailingText(String),
+    /// A diagram line that is neither a header, a row nor the side to move.
+    #[error("diagram line {line}: {reason}")]
+    BadDiagramLine {
+        /// Line number, from 1.
+        line: usize,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The shape does not exist or does not fit the bitboard width.
+    #[error(transparent)]
+    Geometry(#[from] GeometryError),
+    /// The discs do not form a position.
+    #[error(transparent)]
+    Position(#[from] PositionError),
+}
+
+fn disc_of(character: char) -> Option<Option<Color>> {
+    match character {
+        'X' | 'x' | '*' => Some(Some(Color::Black)),
+        'O' | 'o' => Some(Some(Color::White)),
+        '-' | '.' => Some(None),
+        _ => None,
+    }
+}
+
+fn side_of(text: &str) -> Result<Color, TextError> {
+    match text {
+        "X" | "x" | "*" => Ok(Color::Black),
+        "O" | "o" => Ok(Color::White),
+        _ => Err(TextError::BadSideToMove(text.to_owned())),
+    }
+}
+
+fn parse_shape(token: &str) -> Option<(u8, u8)> {
+    let (rows, cols) = token.split_once(['x', 'X'])?;
+    Some((rows.parse().ok()?, cols.parse().ok()?))
+}
+
+fn square_side(squares: usize) -> Option<u8> {
+    (MIN_SIDE..=MAX_SIDE).find(|&side| usize::from(side) * usize::from(side) == squares)
+}
+
+/// The shape of a one-line position, read without building it (to pick the bitboard width).
+///
+/// # Errors
+/// As [`Position::from_text`], for the parts that decide the shape.
+pub fn text_shape(text: &str) -> Result<(u8, u8), TextError> {
+    let body = text.split(';').next().unwrap_or_default();
+    let mut tokens = body.split_whitespace();
+    let first = tokens.next().ok_or(TextError::Empty)?;
+    if first.contains(['x', 'X']) && first.bytes().next().is_some_and(|b| b.is_ascii_digit()) {
+        return parse_shape(first).ok_or_else(|| TextError::BadShape(first.to_owned()));
+    }
+    let found = first.chars().count();
+    let side = square_side(found).ok_or(TextError::UnknownShape { found })?;
+    Ok((side, side))
+}
+
+/// The shape of a diagram, read without building it.
+///
+/// # Errors
+/// As [`Position::from_diagram`].
+pub fn diagram_shape(text: &str) -> Result<(u8, u8), TextError> {
+    let diagram = read_diagram(text)?;
+    Ok((diagram.rows.len() as u8, diagram.rows[0].len() as u8))
+}
+
+struct Diagram {
+    rows: Vec<Vec<Option<Color>>>,
+    side_to_move: Color,
+}
+
+fn read_diagram(text: &str) -> Result<Diagram, TextError> {
+    let mut rows = Vec::new();
+    let mut side_to_move = None;
+    for (line_index, line) in text.lines().enumerate() {
+        let line_number = line_index + 1;
+        let bad = |reason: String| TextError::BadDiagramLine {
+            line: line_number,
+            reason,
+        };
+        let tokens: Vec<&str> = line.split_whitespace().collect();
+        match tokens.as_slice() {
+            [] => continue,
+            [side, "to", "move"] => side_to_move = Some(side_of(side)?),
+            [label, cells @ ..] if label.bytes().all(|b| b.is_ascii_digit()) => {
+                let expected = rows.len() + 1;
+                if label.parse::<usize>().ok() != Some(expected) {
+                    return Err(bad(format!("row label {label}, expected {expected}")));
+                }
+                let row = cells
+                    .iter()
+                    .enumerate()
+                    .map(|(col, cell)| {
+                        let mut chars = cell.chars();
+                        match (chars.next().and_then(disc_of), chars.next()) {
+                            (Some(disc), None) => Ok(disc),
+                            _ => Err(bad(format!(
+                                "`{cell}` in column {} is not X, O or -",
+                                col + 1
+                            ))),
+                        }
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                if let Some(first) = rows.first()
+                    && Vec::len(first) != row.len()
+                {
+                    return Err(bad(format!(
+                        "row {expected} has {} squares, row 1 has {}",
+                        row.len(),
+                        Vec::len(first)
+                    )));
+                }
+                rows.push(row);
+            }
+            header
+                if header
+                    .iter()
+                    .enumerate()
+                    .all(|(i, letter)| *letter == char::from(b'a' + i as u8).to_string()) => {}
+            _ => {
+                return Err(bad(format!(
+                    "`{}` is not a column header, a numbered row or `X to move`",
+                    line.trim()
+                )));
+            }
+        }
+    }
+    let side_to_move = side_to_move.ok_or(TextError::MissingSideToMove)?;
+    if rows.is_empty() {
+        return Err(TextError::UnknownShape { found: 0 });
+    }
+    Ok(Diagram { rows, side_to_move })
+}
+
+impl<W: Bitboard> Position<W> {
+    /// Parses the one-line format described in the [module docs](self).
+    ///
+    /// # Errors
+    /// A [`TextError`] naming what is wrong: the shape, a bad character and its square, a
+    /// missing or bad side to move, or a shape wider than `W`.
+    pub fn from_text(text: &str) -> Result<Self, TextError> {
+        let (rows, cols) = text_shape(text)?;
+        let geometry = Geometry::<W>::get(rows, cols)?;
+        let body = text.split(';').next().unwrap_or_default();
+        let mut tokens = body.split_whitespace();
+        let mut squares = tokens.next().ok_or(TextError::Empty)?;
+        if parse_shape(squares).is_some() {
+            squares = tokens.next().ok_or(TextError::WrongSquareCount {
+                rows,
+                cols,
+                expected: geometry.square_count() as usize,
+                found: 0,
+            })?;
+        }
+        let found = squares.chars().count();
+        if found != geometry.square_count() as usize {
+            return Err(TextError::WrongSquareCount {
+                rows,
+                cols,
+                expected: geometry.square_count() as usize,
+                found,
+            });
+        }
+        let (mut black, mut white) = (W::EMPTY, W::EMPTY);
+        for (index, character) in squares.chars().enumerate() {
+            let bit = W::square(index as u32);
+            match disc_of(character) {
+                Some(Some(Color::Black)) => black |= bit,
+                Some(Some(Color::White)) => white |= bit,
+                Some(None) => {}
+                None => {
+                    return Err(TextError::BadSquare {
+                        character,
+                        square: geometry.square_name(Square(index as u8)).to_string(),
+                    });
+                }
+            }
+        }
+        let side_to_move = side_of(tokens.next().ok_or(TextError::MissingSideToMove)?)?;
+        if let Some(extra) = tokens.next() {
+            return Err(TextError::TrailingText(extra.to_owned()));
+        }
+        Ok(Position::new(geometry, black, white, side_to_move)?)
+    }
+
+    /// Parses an ASCII diagram as printed by [`Position::to_diagram`]: an optional column
+    /// header, one numbered line per row, and a final `X to move` or `O to move`.
+    ///
+    /// # Errors
+    /// A [`TextError`] naming the offending line.
+    pub fn from_diagram(text: &str) -> Result<Self, TextError> {
+        let diagram = read_diagram(text)?;
+        let geometry = Geometry::<W>::get(diagram.rows.len() as u8, diagram.rows[0].len() as u8)?;
+        let (mut black, mut white) = (W::EMPTY, W::EMPTY);
+        for (index, disc) in diagram.rows.iter().flatten().enumerate() {
+            match disc {
+                Some(Color::Black) => black |= W::square(index as u32),
+                Some(Color::White) => white |= W::square(index as u32),
+                None => {}
+            }
+        }
+        Ok(Position::new(geometry, black, white, diagram.side_to_move)?)
+    }
+
+    fn symbol_at(&self, square: Square) -> char {
+        let index = square.index();
+        if self.black().contains(index) {
+            'X'
+        } else if self.white().contains(index) {
+            'O'
+        } else {
+            '-'
+        }
+    }
+
+    /// The one-line format.
+    pub fn to_text(&self) -> String {
+        self.to_string()
+    }
+
+    /// The ASCII diagram, with column letters and row numbers.
+    pub fn to_diagram(&self) -> String {
+        let geometry = self.geometry();
+        let label_width = if geometry.rows() >= 10 { 2 } else { 1 };
+        let mut out = format!("{:label_width$}", "");
+        for col in 0..geometry.cols() {
+            out.push(' ');
+            out.push(char::from(b'a' + col));
+        }
+        out.push('\n');
+        for row in 0..geometry.rows() {
+            out.push_str(&format!("{:>label_width$}", row + 1));
+            for col in 0..geometry.cols() {
+                let square = geometry
+                    .square_at(i32::from(row), i32::from(col))
+                    .expect("row and column are on the board");
+                out.push(' ');
+                out.push(self.symbol_at(square));
+            }
+            out.push('\n');
+        }
+        out.push_str(&format!("{} to move\n", self.side_to_move().symbol()));
+        out
+    }
+}
+
+impl<W: Bitboard> fmt::Display for Position<W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let geometry = self.geometry();
+        if geometry.rows() != geometry.cols() {
+            write!(f, "{} ", geometry.size_name())?;
+        }
+        for square in geometry.squares() {
+            write!(f, "{}", self.symbol_at(square))?;
+        }
+        write!(f, " {}", self.side_to_move().symbol())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const START: &str = "---------------------------OX------XO--------------------------- X";
+
+    #[test]
+    fn the_start_prints_and_parses() {
+        let start = Position::start(Geometry::<u64>::get(8, 8).unwrap());
+        assert_eq!(start.to_text(), START);
+        assert_eq!(Position::<u64>::from_text(START).unwrap(), start);
+        let diagram = start.to_diagram();
+        assert!(diagram.contains("4 - - - O X - - -"), "{diagram}");
+        assert_eq!(Position::<u64>::from_diagram(&diagram).unwrap(), start);
+    }
+
+    #[test]
+    fn obf_lines_parse_with_their_move_lists() {
+        let line =
+            "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X; G8:+18; H1:+12;";
+        let position = Position::<u64>::from_text(line).unwrap();
+        assert_eq!(position.side_to_move(), Color::Black);
+        assert_eq!(position.empty().count(), 14);
+    }
+
+    #[test]
+    fn rectangles_carry_their_shape() {
+        let geometry = Geometry::<u64>::get(4, 6).unwrap();
+        let start = Position::start(geometry);
+        let text = start.to_text();
+        assert!(text.starts_with("4x6 "), "{text}");
+        assert_eq!(Position::<u64>::from_text(&text).unwrap(), start);
+        assert_eq!(
+            Position::<u64>::from_diagram(&start.to_diagram()).unwrap(),
+            start
+        );
+    }
+
+    #[test]
+    fn malformed_text_says_what_is_wrong() {
+        let cases: &[(&str, &str)] = &[
+            ("", "empty"),
+            ("---- X", "4 squares"),
+            (&START.replace(" X", " Q"), "`Q` is not a side"),
+            (&START.replace(" X", ""), "side to move"),
+            (&START.replacen('-', "Z", 1), "`Z` at square a1"),
+            (&format!("{START} extra"), "unexpected `extra`"),
+            (
+                &format!("6x8 {}", &START[..64]),
+                "needs 48 squares, found 64",
+            ),
+            ("9x -- X", "`9x` is not a board shape"),
+        ];
+        for (text, expected) in cases {
+            let error = Position::<u64>::from_text(text).unwrap_err().to_string();
+            assert!(error.contains(expected), "{text:?}: {error}");
+        }
+        let too_wide = "-".repeat(100) + " X";
+        let error = Position::<u64>::from_text(&too_wide)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("100 squares"), "{error}");
+        let bad_row = "  a b c d\n1 - - - -\n3 - - - -\nX to move";
+        let error = Position::<u64>::from_diagram(bad_row)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("line 3: row label 3, expected 2"), "{error}");
+    }
+}
