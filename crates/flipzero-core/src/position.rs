@@ -250,8 +250,11 @@ impl<W: Bitboard> Position<W> {
         self.legal_moves().contains(square.index())
     }
 
-    /// The discs a move on `square` would flip (empty when illegal).
+    /// The discs a move on `square` would flip (empty when the move is illegal).
     pub fn flips(&self, square: Square) -> W {
+        if !self.empty().contains(square.index()) {
+            return W::EMPTY;
+        }
         movegen::flips(self.geometry, self.player, self.opponent, square.index())
     }
 
@@ -277,7 +280,7 @@ impl<W: Bitboard> Position<W> {
     /// An illegal square gives a position that no game reaches, but never undefined behaviour.
     #[inline]
     pub fn play_unchecked(&self, square: Square) -> Self {
-        let flipped = self.flips(square);
+        let flipped = movegen::flips(self.geometry, self.player, self.opponent, square.index());
         Self {
             geometry: self.geometry,
             player: self.opponent ^ flipped,
