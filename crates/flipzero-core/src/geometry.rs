@@ -27,6 +27,9 @@ impl Square {
     }
 }
 
+/// Every geometry built so far, by (bitboard bits, rows, columns).
+type GeometryCache = HashMap<(u32, u8, u8), &'static (dyn Any + Send + Sync)>;
+
 /// A board shape that cannot be built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GeometryError {
@@ -106,8 +109,7 @@ impl<W: Bitboard> Geometry<W> {
     /// # Errors
     /// When a side is out of range or the board has more squares than `W` has bits.
     pub fn get(rows: u8, cols: u8) -> Result<&'static Self, GeometryError> {
-        static CACHE: OnceLock<Mutex<HashMap<(u32, u8, u8), &'static (dyn Any + Send + Sync)>>> =
-            OnceLock::new();
+        static CACHE: OnceLock<Mutex<GeometryCache>> = OnceLock::new();
         let mut cache = CACHE
             .get_or_init(Default::default)
             .lock()

@@ -7,9 +7,9 @@ use crate::geometry::{Axis, Geometry};
 
 /// Where the move generator reads the board shape from.
 ///
-/// Any [`Geometry`] is a layout, read at run time. [`Standard8x8`] is the same 8x8 shape as
-/// compile-time constants, so its shifts and masks become immediates and the fill loops
-/// unroll: the fast path of 8x8 perft and search.
+/// Any [`Geometry`] is a layout, read at run time. [`SquareBoard`] is the same shape with its
+/// side as a constant, so that the shifts become immediates and the fill loops unroll: the
+/// fast path of perft and search on the standard boards.
 pub trait Layout<W: Bitboard>: Copy {
     /// All squares of the board.
     fn board(self) -> W;
@@ -34,54 +34,38 @@ impl<W: Bitboard> Layout<W> for &'static Geometry<W> {
     }
 }
 
-/// The 8x8 board as constants; equal to `Geometry::<u64>::get(8, 8)` (checked by a test).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Standard8x8;
+/// A square board whose side is known at compile time; masks and rays come from its geometry.
+#[derive(Clone, Copy, Debug)]
+pub struct SquareBoard<W: 'static, const SIDE: u8>(&'static Geometry<W>);
 
-impl Standard8x8 {
-    const INNER_COLUMNS: u64 = 0x7e7e_7e7e_7e7e_7e7e;
-    const AXES: [Axis<u64>; 4] = [
-        Axis::new(1, Self::INNER_COLUMNS, 3),
-        Axis::new(7, Self::INNER_COLUMNS, 3),
-        Axis::new(8, u64::MAX, 3),
-        Axis::new(9, Self::INNER_COLUMNS, 3),
-    ];
-    const RAYS: [[u64; 8]; 64] = {
-        let mut rays = [[0u64; 8]; 64];
-        let mut square = 0;
-        while square < 64 {
-            let mut direction = 0;
-            while direction < 8 {
-                let (row_step, col_step) = Geometry::<u64>::DIRECTIONS[direction];
-                let (mut row, mut col) = ((square / 8) as i32, (square % 8) as i32);
-                loop {
-                    row += row_step as i32;
-                    col += col_step as i32;
-                    if row < 0 || row >= 8 || col < 0 || col >= 8 {
-                        break;
-                    }
-                    rays[square][direction] |= 1 << (row * 8 + col);
-                }
-                direction += 1;
-            }
-            square += 1;
-        }
-        rays
-    };
+impl<W: Bitboard, const SIDE: u8> SquareBoard<W, SIDE> {
+    /// The layout of `geometry`, when it is the `SIDE` x `SIDE` board.
+    pub fn new(geometry: &'static Geometry<W>) -> Option<Self> {
+        (geometry.rows() == SIDE && geometry.cols() == SIDE).then_some(Self(geometry))
+    }
 }
 
-impl Layout<u64> for Standard8x8 {
+impl<W: Bitboard, const SIDE: u8> Layout<W> for SquareBoard<W, SIDE> {
     #[inline(always)]
-    fn board(self) -> u64 {
-        u64::MAX
+    fn board(self) -> W {
+        self.0.board()
     }
     #[inline(always)]
-    fn axes(self) -> [Axis<u64>; 4] {
-        Self::AXES
+    fn axes(self) -> [Axis<W>; 4] {
+        let side = u32::from(SIDE);
+        // The longest flank line of a square board runs along any axis: SIDE - 2 discs.
+        let passes = u32::BITS - (side - 2).leading_zeros();
+        let [horizontal, anti_diagonal, vertical, diagonal] = self.0.axes;
+        [
+            Axis::new(1, horizontal.interior, passes),
+            Axis::new(side - 1, anti_diagonal.interior, passes),
+            Axis::new(side, vertical.interior, passes),
+            Axis::new(side + 1, diagonal.interior, passes),
+        ]
     }
     #[inline(always)]
-    fn rays(self, index: u32) -> &'static [u64; 8] {
-        &Self::RAYS[index as usize]
+    fn rays(self, index: u32) -> &'static [W; 8] {
+        self.0.rays(index)
     }
 }
 
@@ -157,17 +141,23 @@ mod tests {
     }
 
     #[test]
-    fn the_constant_8x8_layout_equals_the_computed_one() {
-        let geometry = Geometry::<u64>::get(8, 8).unwrap();
-        assert_eq!(Standard8x8.board(), geometry.board());
-        for (constant, computed) in Standard8x8.axes().iter().zip(geometry.axes) {
-            assert_eq!(
-                (constant.shift, constant.interior, constant.passes),
-                (computed.shift, computed.interior, computed.passes)
-            );
+    fn constant_square_layouts_equal_the_computed_ones() {
+        fn check<const SIDE: u8>() {
+            let geometry = Geometry::<crate::U256>::get(SIDE, SIDE).unwrap();
+            let constant = SquareBoard::<_, SIDE>::new(geometry).unwrap();
+            for (fixed, computed) in constant.axes().iter().zip(geometry.axes()) {
+                assert_eq!(
+                    (fixed.shift, fixed.interior, fixed.passes),
+                    (computed.shift, computed.interior, computed.passes),
+                    "{SIDE}"
+                );
+            }
         }
-        for index in 0..64 {
-            assert_eq!(Standard8x8.rays(index), geometry.rays(index));
-        }
+        check::<4>();
+        check::<5>();
+        check::<8>();
+        check::<9>();
+        check::<16>();
+        assert!(SquareBoard::<u64, 6>::new(Geometry::get(8, 8).unwrap()).is_none());
     }
 }

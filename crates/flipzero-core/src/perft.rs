@@ -5,13 +5,11 @@
 //! leaf at every deeper depth. The last ply is counted in bulk (the number of legal moves)
 //! rather than played.
 
-use std::any::Any;
-
 use rayon::prelude::*;
 
 use crate::bitboard::Bitboard;
 use crate::geometry::Geometry;
-use crate::movegen::{Layout, Standard8x8, flips, legal_moves};
+use crate::movegen::{Layout, SquareBoard, flips, legal_moves};
 use crate::position::Position;
 
 /// A compiled variant of the perft kernel, chosen at run time from the CPU's features.
@@ -112,12 +110,18 @@ fn perft_raw<W: Bitboard>(
     if depth == 0 {
         return 1;
     }
-    // The standard board gets the kernel compiled for its constant layout.
-    let any = |value: &dyn Any| value.downcast_ref::<u64>().copied();
-    if (geometry.rows(), geometry.cols()) == (8, 8)
-        && let (Some(player), Some(opponent)) = (any(&player), any(&opponent))
-    {
-        return perft_layout(Standard8x8, player, opponent, depth, kernel);
+    // Square boards get kernels compiled for their constant side.
+    macro_rules! constant_side {
+        ($($side:literal)*) => {
+            $(if let Some(layout) = SquareBoard::<W, $side>::new(geometry) {
+                return perft_layout(layout, player, opponent, depth, kernel);
+            })*
+        };
+    }
+    if W::BITS == 64 {
+        constant_side!(4 6 8);
+    } else {
+        constant_side!(10 12 14 16);
     }
     perft_layout(geometry, player, opponent, depth, kernel)
 }

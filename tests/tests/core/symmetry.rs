@@ -31,7 +31,7 @@ fn assert_commutes<W: Bitboard>(position: &Position<W>) {
 fn symmetries_commute_with_moves_on_every_shape() {
     let mut rng = rng(3);
     for_each_shape!(|geometry: W| {
-        random_game(geometry, &mut rng, |position| assert_commutes(position));
+        random_game(geometry, &mut rng, assert_commutes);
         for _ in 0..10 {
             assert_commutes(&random_position(geometry, &mut rng));
         }

@@ -28,7 +28,7 @@ fn assert_round_trips<W: Bitboard>(position: &Position<W>) {
 fn text_and_diagrams_round_trip_on_every_shape() {
     let mut rng = rng(4);
     for_each_shape!(|geometry: W| {
-        random_game(geometry, &mut rng, |position| assert_round_trips(position));
+        random_game(geometry, &mut rng, assert_round_trips);
         for _ in 0..20 {
             assert_round_trips(&random_position(geometry, &mut rng));
         }

@@ -17,7 +17,7 @@ pub(crate) struct PerftArgs {
     #[arg(long)]
     depth: u32,
     /// Start from this position (one-line text format) instead of the start position.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     position: Option<String>,
     /// Print one JSON object per depth instead of a table.
     #[arg(long)]

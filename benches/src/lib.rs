@@ -1,1 +1,0 @@
-//! Criterion benches of flipzero; see `benches/`.
