@@ -2,6 +2,8 @@
 
 mod commands;
 
+use std::process::ExitCode;
+
 use clap::{Parser, Subcommand};
 
 /// Self-play reinforcement learning for Othello, Reversi and their variants.
@@ -18,9 +20,24 @@ enum Command {
     Perft(commands::perft::PerftArgs),
 }
 
-fn main() -> anyhow::Result<()> {
+fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
+    let result = match cli.command {
         Command::Perft(args) => commands::perft::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        // The reader went away (`flipzero perft ... | head`): not an error of ours.
+        Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::FAILURE
+        }
     }
+}
+
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error
+        .downcast_ref::<std::io::Error>()
+        .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
 }
