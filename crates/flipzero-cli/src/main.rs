@@ -18,15 +18,21 @@ struct Cli {
 enum Command {
     /// Count move sequences from a position (move generator check and speed test).
     Perft(commands::perft::PerftArgs),
+    /// Play a list of decisions under a variant's rules and print the final position.
+    Replay(commands::replay::ReplayArgs),
+    /// List the variant presets.
+    Variants(commands::variants::VariantsArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Perft(args) => commands::perft::run(&args),
+        Command::Perft(args) => commands::perft::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Replay(args) => commands::replay::run(&args),
+        Command::Variants(args) => commands::variants::run(&args).map(|()| ExitCode::SUCCESS),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         // The reader went away (`flipzero perft ... | head`): not an error of ours.
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {

@@ -16,17 +16,25 @@
 //! that everything below is compiled for one concrete width.
 
 pub mod bitboard;
+pub mod decision;
+pub mod game;
 pub mod geometry;
 pub mod movegen;
+pub mod notation;
 pub mod perft;
 pub mod position;
+pub mod rules;
 pub mod symmetry;
 pub mod text;
 
 pub use bitboard::{Bitboard, U256};
+pub use decision::{Decision, Orientation};
+pub use game::{DecisionError, Game, GameTextError, Phase, StartError};
 pub use geometry::{Geometry, GeometryError, MAX_SIDE, MIN_SIDE, Square, SquareParseError};
+pub use notation::{ReplayError, decision_name, parse_decisions, replay};
 pub use perft::{Kernel, perft, perft_parallel, perft_with_kernel};
 pub use position::{Color, MoveError, Outcome, Position, PositionError, Scoring};
+pub use rules::{Preset, Rules, RulesError, RulesSpec};
 pub use symmetry::Symmetry;
 pub use text::{TextError, diagram_shape, text_shape};
 

@@ -75,22 +75,48 @@ pub fn legal_moves<W: Bitboard, L: Layout<W>>(layout: L, player: W, opponent: W)
     let empty = layout.board() & !(player | opponent);
     let mut moves = W::EMPTY;
     for axis in layout.axes() {
-        let through = opponent & axis.interior;
-        // Kogge-Stone occluded fill in both directions of the axis: after pass k, `ahead`
-        // holds the opponent discs reachable from a player disc by runs of up to 2^k - 1.
-        let (mut ahead_up, mut open_up) = (player, through);
-        let (mut ahead_down, mut open_down) = (player, through);
-        let mut step = axis.shift;
-        for _ in 0..axis.passes {
-            ahead_up |= open_up & (ahead_up << step);
-            ahead_down |= open_down & (ahead_down >> step);
-            open_up &= open_up << step;
-            open_down &= open_down >> step;
-            step *= 2;
-        }
-        moves |= ((ahead_up & through) << axis.shift) | ((ahead_down & through) >> axis.shift);
+        moves |= flank_ends(axis, player, opponent);
     }
     moves & empty
+}
+
+/// Legal moves where each axis has its own pivots (rotation discs flank only along their
+/// arms; an axis with no pivots flanks nothing). `through` holds the discs a line may cross.
+/// Axes are ordered horizontal, anti-diagonal, vertical, diagonal.
+#[inline]
+pub fn legal_moves_by_axis<W: Bitboard, L: Layout<W>>(
+    layout: L,
+    pivots: [W; 4],
+    through: W,
+    empty: W,
+) -> W {
+    let mut moves = W::EMPTY;
+    for (axis, pivots) in layout.axes().into_iter().zip(pivots) {
+        if !pivots.is_empty() {
+            moves |= flank_ends(axis, pivots, through);
+        }
+    }
+    moves & empty
+}
+
+/// The squares just past a run of `through` discs that starts next to a pivot, both ways
+/// along one axis.
+#[inline(always)]
+fn flank_ends<W: Bitboard>(axis: Axis<W>, pivots: W, through: W) -> W {
+    let through = through & axis.interior;
+    // Kogge-Stone occluded fill in both directions of the axis: after pass k, `ahead` holds
+    // the discs reachable from a pivot by runs of up to 2^k - 1.
+    let (mut ahead_up, mut open_up) = (pivots, through);
+    let (mut ahead_down, mut open_down) = (pivots, through);
+    let mut step = axis.shift;
+    for _ in 0..axis.passes {
+        ahead_up |= open_up & (ahead_up << step);
+        ahead_down |= open_down & (ahead_down >> step);
+        open_up &= open_up << step;
+        open_down &= open_down >> step;
+        step *= 2;
+    }
+    ((ahead_up & through) << axis.shift) | ((ahead_down & through) >> axis.shift)
 }
 
 /// The opponent discs flipped when `player` moves on the empty square `index`.
@@ -101,25 +127,54 @@ pub fn flips<W: Bitboard, L: Layout<W>>(layout: L, player: W, opponent: W, index
     let rays = layout.rays(index);
     let mut flipped = W::EMPTY;
     for &ray in &rays[..4] {
-        // Towards higher indices: the first square that is not an opponent disc is the
-        // lowest set bit of `candidates`; if it is a player disc, everything before it flips.
-        let candidates = ray & !opponent;
-        let first = candidates & candidates.wrapping_neg();
-        let outflank = first & player;
-        let run = outflank.wrapping_sub(W::ONE) & ray;
-        if !outflank.is_empty() {
-            flipped |= run;
-        }
+        flipped |= run_towards_higher(ray, player, opponent);
     }
     for &ray in &rays[4..] {
-        // Towards lower indices: the first square is the highest set bit. Square 0 is added
-        // as a sentinel so the set is never empty; `& ray` drops it again when it is not on
-        // the ray.
-        let candidates = (ray & !opponent) | W::ONE;
-        let outflank = W::square(candidates.highest_index()) & player & ray;
-        flipped |= (outflank.wrapping_neg() << 1) & ray;
+        flipped |= run_towards_lower(ray, player, opponent);
     }
     flipped
+}
+
+/// The discs flipped by a disc on `index` when each axis has its own pivots, as in
+/// [`legal_moves_by_axis`].
+#[inline]
+pub fn flips_by_axis<W: Bitboard, L: Layout<W>>(
+    layout: L,
+    pivots: [W; 4],
+    through: W,
+    index: u32,
+) -> W {
+    let rays = layout.rays(index);
+    let mut flipped = W::EMPTY;
+    for (axis, pivots) in pivots.into_iter().enumerate() {
+        if !pivots.is_empty() {
+            flipped |= run_towards_higher(rays[axis], pivots, through);
+            flipped |= run_towards_lower(rays[axis + 4], pivots, through);
+        }
+    }
+    flipped
+}
+
+/// The run of `through` discs along a ray towards higher indices, if a pivot closes it.
+#[inline(always)]
+fn run_towards_higher<W: Bitboard>(ray: W, pivots: W, through: W) -> W {
+    // The first square that is not a `through` disc is the lowest set bit of `candidates`;
+    // if it is a pivot, everything before it flips.
+    let candidates = ray & !through;
+    let first = candidates & candidates.wrapping_neg();
+    let outflank = first & pivots;
+    let run = outflank.wrapping_sub(W::ONE) & ray;
+    if outflank.is_empty() { W::EMPTY } else { run }
+}
+
+/// The run of `through` discs along a ray towards lower indices, if a pivot closes it.
+#[inline(always)]
+fn run_towards_lower<W: Bitboard>(ray: W, pivots: W, through: W) -> W {
+    // The first square is the highest set bit. Square 0 is added as a sentinel so the set is
+    // never empty; `& ray` drops it again when it is not on the ray.
+    let candidates = (ray & !through) | W::ONE;
+    let outflank = W::square(candidates.highest_index()) & pivots & ray;
+    (outflank.wrapping_neg() << 1) & ray
 }
 
 #[cfg(test)]

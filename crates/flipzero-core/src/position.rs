@@ -8,9 +8,23 @@ use crate::movegen;
 use crate::symmetry::Symmetry;
 
 /// One of the two players. Black moves first in standard Othello.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
 pub enum Color {
     /// Player 1, `X` in text positions.
+    #[default]
     Black,
     /// Player 2, `O` in text positions.
     White,

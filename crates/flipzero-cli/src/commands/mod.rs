@@ -1,3 +1,5 @@
 //! One module per subcommand.
 
 pub(crate) mod perft;
+pub(crate) mod replay;
+pub(crate) mod variants;

@@ -5,14 +5,21 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use flipzero_core::{Bitboard, Geometry, Kernel, Position, perft_parallel, perft_with_kernel};
+use flipzero_core::{
+    Bitboard, Game, Geometry, Kernel, Position, Preset, Rules, game, perft_parallel,
+    perft_with_kernel,
+};
 
 /// Arguments of `flipzero perft`.
 #[derive(Debug, Args)]
 pub(crate) struct PerftArgs {
-    /// Board side (an N x N board with the standard centred start).
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(4..=16))]
-    size: u8,
+    /// A variant preset name or a rules TOML file; without it, standard Othello on the fast
+    /// path.
+    #[arg(long)]
+    variant: Option<String>,
+    /// Board side (an N x N board).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(4..=16))]
+    size: Option<u8>,
     /// Deepest depth to count; every depth from 1 up is printed.
     #[arg(long)]
     depth: u32,
@@ -31,20 +38,31 @@ pub(crate) struct PerftArgs {
 }
 
 pub(crate) fn run(args: &PerftArgs) -> anyhow::Result<()> {
+    if let Some(variant) = &args.variant {
+        let rules =
+            Rules::load(variant, args.size).with_context(|| format!("--variant {variant}"))?;
+        // Plain Othello (any scoring) takes the bitboard fast path.
+        let mut othello = Preset::Othello.spec(Some(rules.rows()));
+        othello.board = rules.spec().board;
+        othello.scoring = rules.spec().scoring;
+        if *rules.spec() != othello {
+            return count_variant(&rules, args);
+        }
+    }
     let (rows, cols) = match &args.position {
         Some(text) => flipzero_core::text_shape(text).context("--position")?,
-        None => (args.size, args.size),
+        None => (args.size.unwrap_or(8), args.size.unwrap_or(8)),
     };
     flipzero_core::with_width!(u32::from(rows) * u32::from(cols), W => {
         let position = match &args.position {
             Some(text) => Position::<W>::from_text(text).context("--position")?,
             None => Position::start(Geometry::<W>::get(rows, cols)?),
         };
-        count_depths(&position, args)
+        count_othello(&position, args)
     })
 }
 
-fn count_depths<W: Bitboard>(position: &Position<W>, args: &PerftArgs) -> anyhow::Result<()> {
+fn count_othello<W: Bitboard>(position: &Position<W>, args: &PerftArgs) -> anyhow::Result<()> {
     let kernel = if args.portable {
         Kernel::Portable
     } else {
@@ -53,19 +71,58 @@ fn count_depths<W: Bitboard>(position: &Position<W>, args: &PerftArgs) -> anyhow
     if args.threads > 1 && args.portable {
         bail!("--portable applies to single-threaded perft only");
     }
+    let title = format!(
+        "perft {} from {position}, {} thread(s), {} kernel",
+        position.geometry().size_name(),
+        args.threads,
+        kernel.name()
+    );
+    count_depths(args, &title, |depth| {
+        if args.threads > 1 {
+            perft_parallel(position, depth)
+        } else {
+            perft_with_kernel(position, depth, kernel)
+        }
+    })
+}
+
+fn count_variant(rules: &Rules, args: &PerftArgs) -> anyhow::Result<()> {
+    flipzero_core::with_width!(rules.square_count(), W => {
+        let start = match &args.position {
+            Some(text) => Game::<W>::from_text(rules, text).context("--position")?,
+            None => Game::<W>::start(rules),
+        };
+        let title = format!(
+            "perft {} {}x{} from {}, {} thread(s), variant engine",
+            args.variant.as_deref().unwrap_or_default(),
+            rules.rows(),
+            rules.cols(),
+            start.to_text(rules),
+            args.threads
+        );
+        count_depths(args, &title, |depth| {
+            if args.threads > 1 {
+                game::perft_parallel(rules, &start, depth)
+            } else {
+                game::perft(rules, &start, depth)
+            }
+        })
+    })
+}
+
+/// Runs `count` for each depth on a pool of `--threads` threads and prints the table or JSON.
+fn count_depths(
+    args: &PerftArgs,
+    title: &str,
+    count: impl Fn(u32) -> u64 + Sync,
+) -> anyhow::Result<()> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.threads as usize)
         .build()
         .context("starting the thread pool")?;
     let mut out = std::io::stdout().lock();
     if !args.json {
-        writeln!(
-            out,
-            "perft {} from {position}, {} thread(s), {} kernel",
-            position.geometry().size_name(),
-            args.threads,
-            kernel.name()
-        )?;
+        writeln!(out, "{title}")?;
         writeln!(
             out,
             "{:>5} {:>16} {:>10} {:>16}",
@@ -74,11 +131,7 @@ fn count_depths<W: Bitboard>(position: &Position<W>, args: &PerftArgs) -> anyhow
     }
     for depth in 1..=args.depth {
         let started = Instant::now();
-        let leaves = if args.threads > 1 {
-            pool.install(|| perft_parallel(position, depth))
-        } else {
-            perft_with_kernel(position, depth, kernel)
-        };
+        let leaves = pool.install(|| count(depth));
         let seconds = started.elapsed().as_secs_f64();
         let rate = leaves as f64 / seconds.max(1e-9);
         if args.json {

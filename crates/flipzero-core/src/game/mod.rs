@@ -1,0 +1,1116 @@
+//! The variant engine: a game state for any [`Rules`], its legal decisions, and how a decision
+//! changes it.
+//!
+//! The state is plain data; every method takes the rules it was started with. Standard Othello
+//! runs through the same code (and the same bitboard kernels) as every other variant; the fast
+//! path for perft and search on plain Othello is [`crate::Position`].
+
+mod lines;
+mod text;
+
+use crate::bitboard::Bitboard;
+use crate::decision::{Decision, Orientation};
+use crate::geometry::{Geometry, GeometryError, Square};
+use crate::position::{Color, Outcome, Scoring};
+use crate::rules::{
+    ColourChoice, FlippedOrientation, Komi, LineFallback, NeutralPlacement, Objective, PassRule,
+    Ply4, Protocol, Rules, StartSpec, SupplySpec, SwapNeutralises,
+};
+use lines::Tables;
+
+pub use text::GameTextError;
+
+/// Where a turn stands: what the next decision means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Phase<W> {
+    /// Komi bidding: the side to move bids.
+    Bid,
+    /// The first decision of a turn.
+    TurnStart,
+    /// Neuversi: the disc is placed; the neutral comes next.
+    NeutralDrop,
+    /// Neuversi swap: one neutral turned (`swapped`); the second comes next.
+    SwapSecond {
+        /// Squares turned so far.
+        swapped: W,
+    },
+    /// Neuversi swap: both neutrals turned; a disc becomes neutral next.
+    SwapNeutralise {
+        /// The two squares turned.
+        swapped: W,
+    },
+    /// Rotation: the flipped discs still to orient, lowest square first.
+    Orient {
+        /// Flipped discs not yet oriented.
+        pending: W,
+    },
+    /// Biversi: the second placement of a turn.
+    SecondPlacement {
+        /// Whether the first placement joined group A (the crossed pattern's group).
+        first_in_group_a: bool,
+    },
+}
+
+/// A decision that cannot be played.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecisionError {
+    /// The game is over.
+    #[error("the game is over")]
+    GameOver,
+    /// Not among the legal decisions.
+    #[error("{decision} is not legal here ({why})")]
+    Illegal {
+        /// The decision as written.
+        decision: String,
+        /// What the position allows instead.
+        why: String,
+    },
+}
+
+/// A start that cannot be built.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StartError {
+    /// The board does not fit the bitboard width.
+    #[error(transparent)]
+    Geometry(#[from] GeometryError),
+    /// The start position's text does not parse.
+    #[error(transparent)]
+    Text(#[from] GameTextError),
+    /// A move of an opening list is illegal.
+    #[error("opening move {index}: {error}")]
+    Opening {
+        /// Position of the move in the list, from 1.
+        index: usize,
+        /// Why it is illegal.
+        error: String,
+    },
+}
+
+/// The part of a position the repetition rule compares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct RepetitionKey<W> {
+    black: W,
+    white: W,
+    cross: W,
+    side_to_move: Color,
+    ko: Option<Square>,
+}
+
+/// Disc supplies of one colour's player: discs of their own colour and of the opponent's.
+/// `UNLIMITED` where the rules set no limit.
+pub const UNLIMITED: u16 = u16::MAX;
+
+/// The state of a game of any variant.
+#[derive(Clone, Debug)]
+pub struct Game<W: Bitboard> {
+    tables: &'static Tables<W>,
+    black: W,
+    white: W,
+    neutral: W,
+    /// Discs oriented `x` (rotation); every other disc is `+`.
+    cross: W,
+    /// Squares whose discs belong to biversi group A.
+    group_a: W,
+    side_to_move: Color,
+    phase: Phase<W>,
+    /// Per colour: [discs of own colour, discs of the other colour] left.
+    supply: [[u16; 2]; 2],
+    /// Reversi II alternating: the colour each player places next.
+    next_colour: [Color; 2],
+    /// A square the side to move may not sacrifice (ko).
+    ko: Option<Square>,
+    /// Consecutive passes.
+    passes: u8,
+    /// Completed turns.
+    turns: u16,
+    /// Komi in half discs, once settled.
+    komi_halves: i16,
+    /// The first bid, while the second is awaited.
+    first_bid: Option<i8>,
+    /// Whether the bids put the first bidder on the other colour.
+    seats_swapped: bool,
+    /// Equal bids swap the seats when this coin is set (drawn at the start).
+    coin: bool,
+    /// A result decided by a rule (a line, a repetition) rather than the count.
+    decided: Option<Outcome>,
+    over: bool,
+    /// The positions at turn starts, for the repetition rule (sacrifice only).
+    history: Vec<RepetitionKey<W>>,
+}
+
+fn index_of(color: Color) -> usize {
+    color as usize
+}
+
+impl<W: Bitboard> Game<W> {
+    /// The start of a game under `rules`; `seed` draws what the start leaves to chance (random
+    /// openings, the coin for equal bids).
+    ///
+    /// # Errors
+    /// When the board does not fit `W`, or the start position of the rules cannot be built.
+    pub fn try_start(rules: &Rules, seed: u64) -> Result<Self, StartError> {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut game = match rules.spec_start() {
+            StartSpec::Diagram(text) => return Ok(Self::from_text(rules, text)?),
+            StartSpec::Placement { .. } => Self::blank(rules)?,
+            _ => Self::centred_start(rules)?,
+        };
+        game.coin = rng.random_bool(0.5);
+        match rules.spec_start() {
+            StartSpec::RandomPlies(plies) => {
+                for _ in 0..*plies {
+                    let decisions = game.legal_decisions(rules);
+                    if decisions.is_empty() {
+                        break;
+                    }
+                    let decision = decisions[rng.random_range(0..decisions.len())];
+                    game = game.play_unchecked(rules, decision);
+                }
+                game.turns = 0;
+            }
+            StartSpec::OpeningList(list) => {
+                let line = &list[rng.random_range(0..list.len())];
+                game = crate::notation::replay(rules, &game, line).map_err(|error| {
+                    StartError::Opening {
+                        index: error.index,
+                        error: error.to_string(),
+                    }
+                })?;
+                game.turns = 0;
+            }
+            _ => {}
+        }
+        game.history.clear();
+        game.record_turn_start(rules);
+        Ok(game)
+    }
+
+    /// The start with a fixed seed (0), for perft and tests.
+    ///
+    /// # Panics
+    /// When `W` is too narrow for the board.
+    pub fn start(rules: &Rules) -> Self {
+        Self::try_start(rules, 0).expect("validated rules have a start")
+    }
+
+    /// The rules' cross (or other centred) start, before any random plies.
+    pub(crate) fn cross_start(rules: &Rules) -> Self {
+        Self::centred_start(rules).expect("validated rules have a start")
+    }
+
+    fn blank(rules: &Rules) -> Result<Self, StartError> {
+        let geometry = Geometry::<W>::get(rules.rows(), rules.cols())?;
+        let line_length = match rules.spec().objective {
+            Objective::Line { length, .. } => length,
+            _ => 0,
+        };
+        let supply = match rules.spec().supply {
+            SupplySpec::Unlimited => [UNLIMITED, 0],
+            SupplySpec::PerPlayer(discs) => [discs, 0],
+            SupplySpec::ColourDiscs { own, opponent, .. } => [own, opponent],
+        };
+        let mut game = Self {
+            tables: Tables::get(geometry, rules.is_torus(), line_length),
+            black: W::EMPTY,
+            white: W::EMPTY,
+            neutral: W::EMPTY,
+            cross: W::EMPTY,
+            group_a: W::EMPTY,
+            side_to_move: rules.first_player(),
+            phase: Phase::TurnStart,
+            supply: [supply; 2],
+            next_colour: [Color::Black, Color::White],
+            ko: None,
+            passes: 0,
+            turns: 0,
+            komi_halves: 0,
+            first_bid: None,
+            seats_swapped: false,
+            coin: false,
+            decided: None,
+            over: false,
+            history: Vec::new(),
+        };
+        match rules.komi() {
+            Komi::Fixed { halves } => game.komi_halves = halves,
+            Komi::Bid { .. } => game.phase = Phase::Bid,
+            Komi::None => {}
+        }
+        Ok(game)
+    }
+
+    fn centred_start(rules: &Rules) -> Result<Self, StartError> {
+        let mut game = Self::blank(rules)?;
+        let geometry = game.tables.geometry;
+        let (top, left) = (
+            i32::from(rules.rows() / 2 - 1),
+            i32::from(rules.cols() / 2 - 1),
+        );
+        let at = |row: i32, col: i32| {
+            let (rows, cols) = (i32::from(rules.rows()), i32::from(rules.cols()));
+            let square = geometry
+                .square_at(row.rem_euclid(rows), col.rem_euclid(cols))
+                .expect("wrapped coordinates are on the board");
+            W::square(square.index())
+        };
+        match rules.spec_start() {
+            StartSpec::Parallel => {
+                game.black = at(top, left) | at(top + 1, left);
+                game.white = at(top, left + 1) | at(top + 1, left + 1);
+            }
+            StartSpec::TwoPatterns => {
+                // Crossed at d4-e5 (on 10x10), parallel antipodal at i9-j10.
+                let (top, left) = (top - 1, left - 1);
+                let (down, right) = (i32::from(rules.rows() / 2), i32::from(rules.cols() / 2));
+                game.white = at(top, left) | at(top + 1, left + 1);
+                game.black = at(top, left + 1) | at(top + 1, left);
+                game.group_a = game.white | game.black;
+                game.black |= at(top + down, left + right) | at(top + down + 1, left + right);
+                game.white |=
+                    at(top + down, left + right + 1) | at(top + down + 1, left + right + 1);
+            }
+            _ => {
+                game.white = at(top, left) | at(top + 1, left + 1);
+                game.black = at(top, left + 1) | at(top + 1, left);
+            }
+        }
+        if let SupplySpec::PerPlayer(_) = rules.spec().supply {
+            for color in Color::ALL {
+                let on_board = game.discs(color).count() as u16;
+                let own = &mut game.supply[index_of(color)][0];
+                *own = own.checked_sub(on_board).ok_or(StartError::Opening {
+                    index: 0,
+                    error: format!(
+                        "the supply is smaller than the {on_board} discs {color} starts with"
+                    ),
+                })?;
+            }
+        }
+        Ok(game)
+    }
+
+    /// The board shape.
+    pub fn geometry(&self) -> &'static Geometry<W> {
+        self.tables.geometry
+    }
+
+    /// Discs of a colour.
+    pub fn discs(&self, color: Color) -> W {
+        match color {
+            Color::Black => self.black,
+            Color::White => self.white,
+        }
+    }
+
+    /// Neutral discs.
+    pub fn neutral(&self) -> W {
+        self.neutral
+    }
+
+    /// Discs oriented `x`.
+    pub fn cross_discs(&self) -> W {
+        self.cross
+    }
+
+    /// Squares of biversi group A.
+    pub fn group_a(&self) -> W {
+        self.group_a
+    }
+
+    /// Empty squares.
+    pub fn empty(&self) -> W {
+        self.tables.geometry.board() & !(self.black | self.white | self.neutral)
+    }
+
+    /// The colour whose decision is next.
+    pub fn side_to_move(&self) -> Color {
+        self.side_to_move
+    }
+
+    /// What the next decision means.
+    pub fn phase(&self) -> Phase<W> {
+        self.phase
+    }
+
+    /// Whether the side to move is in the middle of a turn (its next decision continues it).
+    pub fn is_mid_turn(&self) -> bool {
+        !matches!(self.phase, Phase::TurnStart | Phase::Bid)
+    }
+
+    /// Discs left to a colour's player: [own colour, other colour]; [`UNLIMITED`] for no limit.
+    pub fn supply(&self, color: Color) -> [u16; 2] {
+        self.supply[index_of(color)]
+    }
+
+    /// The square the side to move may not sacrifice.
+    pub fn ko(&self) -> Option<Square> {
+        self.ko
+    }
+
+    /// Completed turns (not counting random opening plies).
+    pub fn turns(&self) -> u16 {
+        self.turns
+    }
+
+    /// The komi in discs (0 before bids are settled).
+    pub fn komi(&self) -> f64 {
+        f64::from(self.komi_halves) / 2.0
+    }
+
+    /// Whether the player who bid first plays the colour other than the one they bid as.
+    pub fn seats_swapped(&self) -> bool {
+        self.seats_swapped
+    }
+
+    /// Whether the game has ended.
+    pub fn is_over(&self) -> bool {
+        self.over
+    }
+
+    /// Black discs minus white discs, counted as `scoring` says: with
+    /// [`Scoring::WinnerTakesEmpties`] the empty squares go to the side with more discs.
+    pub fn disc_margin(&self, scoring: Scoring) -> i32 {
+        let difference = self.black.count() as i32 - self.white.count() as i32;
+        match scoring {
+            Scoring::Raw => difference,
+            Scoring::WinnerTakesEmpties => {
+                difference + difference.signum() * self.empty().count() as i32
+            }
+        }
+    }
+
+    /// The margin, Black minus White: under the rules' scoring once the game is over (the
+    /// training target), the plain disc difference before.
+    pub fn score(&self, rules: &Rules) -> i32 {
+        if self.over {
+            self.disc_margin(rules.scoring())
+        } else {
+            self.disc_margin(Scoring::Raw)
+        }
+    }
+
+    /// The result, once the game is over.
+    pub fn outcome(&self, rules: &Rules) -> Option<Outcome> {
+        if !self.over {
+            return None;
+        }
+        if let Some(decided) = self.decided {
+            return Some(decided);
+        }
+        // Compare twice the margin with the komi in half discs.
+        let margin = 2 * self.score(rules) - i32::from(self.komi_halves);
+        let black_ahead = match rules.spec().objective {
+            Objective::Line {
+                fallback: LineFallback::Draw,
+                ..
+            } => return Some(Outcome::Draw),
+            Objective::MostDiscs | Objective::Line { .. } => margin,
+            Objective::FewestDiscs => -margin,
+        };
+        Some(match black_ahead.signum() {
+            1 => Outcome::Win(Color::Black),
+            -1 => Outcome::Win(Color::White),
+            _ => Outcome::Draw,
+        })
+    }
+
+    /// A 64-bit key of everything that decides the future of the game but the history.
+    pub fn hash(&self) -> u64 {
+        let mut key = 0x9e37_79b9_7f4a_7c15 ^ (self.side_to_move as u64);
+        let mut mix = |word: u64| {
+            key = (key ^ word).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            key ^= key >> 31;
+        };
+        for set in [
+            self.black,
+            self.white,
+            self.neutral,
+            self.cross,
+            self.group_a,
+        ] {
+            set.words().for_each(&mut mix);
+        }
+        let phase = match self.phase {
+            Phase::Bid => 1,
+            Phase::TurnStart => 2,
+            Phase::NeutralDrop => 3,
+            Phase::SwapSecond { .. } => 4,
+            Phase::SwapNeutralise { .. } => 5,
+            Phase::Orient { .. } => 6,
+            Phase::SecondPlacement { first_in_group_a } => 7 + u64::from(first_in_group_a),
+        };
+        mix(phase);
+        if let Phase::SwapSecond { swapped }
+        | Phase::SwapNeutralise { swapped }
+        | Phase::Orient { pending: swapped } = self.phase
+        {
+            swapped.words().for_each(&mut mix);
+        }
+        mix(self.ko.map_or(u64::MAX, |square| u64::from(square.0)));
+        for [own, other] in self.supply {
+            mix(u64::from(own) << 16 | u64::from(other));
+        }
+        mix((self.next_colour[0] as u64) << 1 | self.next_colour[1] as u64);
+        mix(u64::from(self.passes));
+        mix(self.komi_halves as u64);
+        key
+    }
+
+    fn record_turn_start(&mut self, rules: &Rules) {
+        if rules.spec().sacrifice.is_some() {
+            self.history.push(self.repetition_key());
+        }
+    }
+
+    /// What the repetition rule compares: board, side to move and ko square.
+    fn repetition_key(&self) -> RepetitionKey<W> {
+        RepetitionKey {
+            black: self.black,
+            white: self.white,
+            cross: self.cross,
+            side_to_move: self.side_to_move,
+            ko: self.ko,
+        }
+    }
+
+    /// The state seen through a board symmetry: every disc set, the pending squares of a
+    /// multi-step turn and the ko square move with the board.
+    ///
+    /// # Panics
+    /// When the symmetry swaps rows and columns on a board that is not square.
+    #[must_use]
+    pub fn transformed(&self, symmetry: crate::Symmetry) -> Self {
+        let geometry = self.tables.geometry;
+        let map = |set: W| symmetry.apply_to_set(geometry, set);
+        let mut image = self.clone();
+        image.black = map(self.black);
+        image.white = map(self.white);
+        image.neutral = map(self.neutral);
+        image.cross = map(self.cross);
+        image.group_a = map(self.group_a);
+        image.ko = self.ko.map(|square| symmetry.apply(geometry, square));
+        for (key, original) in image.history.iter_mut().zip(&self.history) {
+            key.black = map(original.black);
+            key.white = map(original.white);
+            key.cross = map(original.cross);
+            key.ko = original.ko.map(|square| symmetry.apply(geometry, square));
+        }
+        image.phase = match self.phase {
+            Phase::SwapSecond { swapped } => Phase::SwapSecond {
+                swapped: map(swapped),
+            },
+            Phase::SwapNeutralise { swapped } => Phase::SwapNeutralise {
+                swapped: map(swapped),
+            },
+            Phase::Orient { pending } => Phase::Orient {
+                pending: map(pending),
+            },
+            other => other,
+        };
+        image
+    }
+
+    // ----- move generation -----
+
+    /// The discs a line may run through when `color` places a disc: the other colour and the
+    /// neutral discs.
+    fn through(&self, color: Color) -> W {
+        self.discs(color.opponent()) | self.neutral
+    }
+
+    /// Pivots per axis for a placement of `color` with the given placement option.
+    fn pivots(&self, rules: &Rules, color: Color, option: u8) -> [W; 4] {
+        let own = self.discs(color);
+        if rules.spec().orientation.is_none() {
+            return [own; 4];
+        }
+        // A `+` disc flanks along rows and columns with `+` pivots, an `x` disc along the
+        // diagonals with `x` pivots.
+        let plus = own & !self.cross;
+        let cross = own & self.cross;
+        match option {
+            0 => [plus, W::EMPTY, plus, W::EMPTY],
+            _ => [W::EMPTY, cross, W::EMPTY, cross],
+        }
+    }
+
+    /// The colour a placement with `option` puts down, and whether the mover has that disc.
+    fn placed_colour(&self, rules: &Rules, option: u8) -> Option<Color> {
+        let mover = self.side_to_move;
+        let supply = self.supply[index_of(mover)];
+        match rules.spec().supply {
+            SupplySpec::Unlimited => Some(mover),
+            SupplySpec::PerPlayer(_) => (supply[0] > 0).then_some(mover),
+            SupplySpec::ColourDiscs { choice, .. } => {
+                let has = |color: Color| supply[usize::from(color != mover)] > 0;
+                let color = match choice {
+                    ColourChoice::Free => [Color::Black, Color::White][usize::from(option)],
+                    ColourChoice::Alternating => {
+                        let next = self.next_colour[index_of(mover)];
+                        if has(next) { next } else { next.opponent() }
+                    }
+                };
+                has(color).then_some(color)
+            }
+        }
+    }
+
+    /// Legal placements (flanking moves), one set per placement option.
+    fn placements(&self, rules: &Rules) -> [W; 2] {
+        let mut sets = [W::EMPTY; 2];
+        for option in 0..rules.placement_options() {
+            let Some(color) = self.placed_colour(rules, option) else {
+                continue;
+            };
+            sets[usize::from(option)] = self.tables.placements(
+                self.pivots(rules, color, option),
+                self.through(color),
+                self.empty(),
+            );
+        }
+        sets
+    }
+
+    /// Whether the classic opening is still placing centre discs, and which ply it is on.
+    fn centre_ply(&self, rules: &Rules) -> Option<Ply4> {
+        match rules.spec_start() {
+            StartSpec::Placement { ply4 } if self.turns < 4 => Some(*ply4),
+            _ => None,
+        }
+    }
+
+    fn centre(&self) -> W {
+        let geometry = self.tables.geometry;
+        let (top, left) = (geometry.rows() / 2 - 1, geometry.cols() / 2 - 1);
+        [(0, 0), (0, 1), (1, 0), (1, 1)]
+            .into_iter()
+            .fold(W::EMPTY, |set, (row, col)| {
+                let square = geometry
+                    .square_at(i32::from(top + row), i32::from(left + col))
+                    .expect("the centre is on the board");
+                set | W::square(square.index())
+            })
+    }
+
+    /// The regular (disc-placing) decisions of a turn's first step, per option.
+    fn regular_moves(&self, rules: &Rules) -> [W; 2] {
+        let Some(ply4) = self.centre_ply(rules) else {
+            let mut sets = self.placements(rules);
+            if let Some(neutral) = rules.spec().neutral {
+                // A drop needs a square left for the neutral after the disc is placed.
+                sets[0] = sets[0]
+                    .indices()
+                    .filter(|&index| {
+                        !self
+                            .neutral_squares_after(neutral.placement, W::square(index))
+                            .is_empty()
+                    })
+                    .fold(W::EMPTY, |set, index| set | W::square(index));
+            }
+            return sets;
+        };
+        if self.placed_colour(rules, 0).is_none() {
+            return [W::EMPTY; 2];
+        }
+        let centre = self.centre() & self.empty();
+        if self.turns < 3 {
+            return [centre, W::EMPTY];
+        }
+        let flanking = self.placements(rules)[0] & !self.centre();
+        match ply4 {
+            Ply4::Centre => [centre, W::EMPTY],
+            Ply4::May => [centre | flanking, W::EMPTY],
+            Ply4::Must if flanking.is_empty() => [centre, W::EMPTY],
+            Ply4::Must => [flanking, W::EMPTY],
+        }
+    }
+
+    /// Squares where a neutral may be dropped once `placed` is occupied.
+    fn neutral_squares_after(&self, placement: NeutralPlacement, placed: W) -> W {
+        let empty = self.empty() & !placed;
+        match placement {
+            NeutralPlacement::Anywhere => empty,
+            NeutralPlacement::Adjacent => {
+                empty & self.tables.dilate(self.black | self.white | placed)
+            }
+        }
+    }
+
+    /// Discs flipped by turning the neutral on `index` into the mover's colour.
+    fn swap_flips(&self, index: u32) -> W {
+        let mover = self.side_to_move;
+        let through = self.through(mover) & !W::square(index);
+        self.tables.flips([self.discs(mover); 4], through, index)
+    }
+
+    /// Neutral squares that a swap step may turn (each must flip something); for the first
+    /// step, only those after which a second step exists.
+    fn swap_squares(&self, first_step: bool) -> W {
+        let mut squares = W::EMPTY;
+        for index in self.neutral.indices() {
+            let flipped = self.swap_flips(index);
+            if flipped.is_empty() {
+                continue;
+            }
+            if first_step {
+                let after = self.apply_swap(index, flipped);
+                if after.swap_squares(false).is_empty() {
+                    continue;
+                }
+            }
+            squares |= W::square(index);
+        }
+        squares
+    }
+
+    fn apply_swap(&self, index: u32, flipped: W) -> Self {
+        let mut next = self.clone();
+        let gained = flipped | W::square(index);
+        next.set_discs(self.side_to_move, self.discs(self.side_to_move) | gained);
+        let other = self.side_to_move.opponent();
+        next.set_discs(other, self.discs(other) & !gained);
+        next.neutral &= !gained;
+        next
+    }
+
+    fn set_discs(&mut self, color: Color, discs: W) {
+        match color {
+            Color::Black => self.black = discs,
+            Color::White => self.white = discs,
+        }
+    }
+
+    /// Whether groups A and B of biversi touch.
+    fn groups_touch(&self) -> bool {
+        let occupied = self.black | self.white;
+        let group_b = occupied & !self.group_a;
+        !(self.tables.dilate(self.group_a & occupied) & group_b).is_empty()
+    }
+
+    /// Legal second placements of a biversi turn.
+    fn second_placements(&self, rules: &Rules, first_in_group_a: bool) -> W {
+        let placements = self.placements(rules)[0];
+        if self.groups_touch() {
+            return placements;
+        }
+        let occupied = self.black | self.white;
+        let other_group = if first_in_group_a {
+            occupied & !self.group_a
+        } else {
+            self.group_a
+        };
+        let mover = self.side_to_move;
+        placements
+            .indices()
+            .filter(|&index| {
+                let flipped = self
+                    .tables
+                    .flips([self.discs(mover); 4], self.through(mover), index);
+                !(flipped & other_group).is_empty()
+            })
+            .fold(W::EMPTY, |set, index| set | W::square(index))
+    }
+
+    fn sacrifices(&self, rules: &Rules) -> W {
+        if rules.spec().sacrifice.is_none() {
+            return W::EMPTY;
+        }
+        let ko = self.ko.map_or(W::EMPTY, |square| W::square(square.index()));
+        self.discs(self.side_to_move) & !ko
+    }
+
+    /// Every legal decision, in decision-index order.
+    pub fn legal_decisions(&self, rules: &Rules) -> Vec<Decision> {
+        let mut decisions = Vec::new();
+        if self.over {
+            return decisions;
+        }
+        let squares = |set: W, option: u8, decisions: &mut Vec<Decision>| {
+            decisions.extend(set.indices().map(|index| Decision::Square {
+                square: Square(index as u8),
+                option,
+            }));
+        };
+        match self.phase {
+            Phase::Bid => {
+                if let Komi::Bid { min, max } = rules.komi() {
+                    decisions.extend((min..=max).map(Decision::Bid));
+                }
+            }
+            Phase::TurnStart => {
+                let regular = self.regular_moves(rules);
+                let extra = self.sacrifices(rules)
+                    | if rules.spec().neutral.is_some() && self.neutral.count() >= 2 {
+                        self.swap_squares(true)
+                    } else {
+                        W::EMPTY
+                    };
+                // Decision-index order: square by square, options within a square.
+                let options = rules.placement_options();
+                let all = regular[0] | regular[1] | extra;
+                for index in all.indices() {
+                    for option in 0..options {
+                        let bit = W::square(index);
+                        let is_regular = !(regular[usize::from(option)] & bit).is_empty();
+                        if is_regular || (option == 0 && !(extra & bit).is_empty()) {
+                            decisions.push(Decision::Square {
+                                square: Square(index as u8),
+                                option,
+                            });
+                        }
+                    }
+                }
+                let may_pass = match rules.spec().pass {
+                    PassRule::ForcedOnly => decisions.is_empty(),
+                    PassRule::NoRegularMayPass => (regular[0] | regular[1]).is_empty(),
+                    PassRule::AlwaysMayPass => true,
+                };
+                if may_pass {
+                    decisions.push(Decision::Pass);
+                }
+            }
+            Phase::NeutralDrop => {
+                let placement = rules
+                    .spec()
+                    .neutral
+                    .map(|n| n.placement)
+                    .unwrap_or_default();
+                squares(
+                    self.neutral_squares_after(placement, W::EMPTY),
+                    0,
+                    &mut decisions,
+                );
+            }
+            Phase::SwapSecond { .. } => squares(self.swap_squares(false), 0, &mut decisions),
+            Phase::SwapNeutralise { swapped } => {
+                squares(self.neutralisable(rules, swapped), 0, &mut decisions);
+            }
+            Phase::Orient { .. } => {
+                decisions.extend(Orientation::ALL.map(Decision::Orient));
+            }
+            Phase::SecondPlacement { first_in_group_a } => squares(
+                self.second_placements(rules, first_in_group_a),
+                0,
+                &mut decisions,
+            ),
+        }
+        decisions
+    }
+
+    fn neutralisable(&self, rules: &Rules, swapped: W) -> W {
+        let reading = rules
+            .spec()
+            .neutral
+            .map(|n| n.swap_neutralises)
+            .unwrap_or_default();
+        match reading {
+            SwapNeutralises::Own => self.discs(self.side_to_move) & !swapped,
+            SwapNeutralises::Opponent => self.discs(self.side_to_move.opponent()),
+        }
+    }
+
+    /// Whether `color`, at the start of a turn, has a decision other than passing.
+    fn can_act(&self, rules: &Rules, color: Color) -> bool {
+        let mut view = self.clone();
+        view.side_to_move = color;
+        view.phase = Phase::TurnStart;
+        if color != self.side_to_move {
+            // The other side would move after a pass, which lifts the ko.
+            view.ko = None;
+        }
+        view.legal_decisions(rules)
+            .iter()
+            .any(|decision| *decision != Decision::Pass)
+    }
+
+    // ----- playing -----
+
+    /// Plays a decision after checking that it is legal.
+    ///
+    /// # Errors
+    /// When the game is over or the decision is not among [`Game::legal_decisions`].
+    pub fn play(&self, rules: &Rules, decision: Decision) -> Result<Self, DecisionError> {
+        if self.over {
+            return Err(DecisionError::GameOver);
+        }
+        let legal = self.legal_decisions(rules);
+        if !legal.contains(&decision) {
+            return Err(DecisionError::Illegal {
+                decision: crate::notation::decision_name(rules, self.geometry(), decision),
+                why: crate::notation::legal_summary(rules, self, &legal),
+            });
+        }
+        Ok(self.play_unchecked(rules, decision))
+    }
+
+    /// Plays a decision from [`Game::legal_decisions`] without checking it.
+    pub fn play_unchecked(&self, rules: &Rules, decision: Decision) -> Self {
+        let mut next = self.clone();
+        let mover = self.side_to_move;
+        match (self.phase, decision) {
+            (Phase::Bid, Decision::Bid(bid)) => {
+                match self.first_bid {
+                    None => {
+                        next.first_bid = Some(bid);
+                        next.side_to_move = mover.opponent();
+                        next.turns += 1;
+                    }
+                    Some(first) => {
+                        // The higher bid plays White; the first bidder bid as the first player.
+                        next.komi_halves = -(i16::from(first) + i16::from(bid));
+                        let first_bidder_higher = match first.cmp(&bid) {
+                            std::cmp::Ordering::Greater => true,
+                            std::cmp::Ordering::Less => false,
+                            std::cmp::Ordering::Equal => self.coin,
+                        };
+                        let first_bidder_is_white = rules.first_player() == Color::White;
+                        next.seats_swapped = first_bidder_higher != first_bidder_is_white;
+                        next.first_bid = None;
+                        next.phase = Phase::TurnStart;
+                        next.side_to_move = rules.first_player();
+                        next.turns += 1;
+                        next.finish_turn_checks(rules);
+                    }
+                }
+                return next;
+            }
+            (Phase::TurnStart, Decision::Pass) => {
+                next.passes += 1;
+                next.ko = None;
+                next.end_turn(rules, true);
+                return next;
+            }
+            (Phase::TurnStart, Decision::Square { square, option }) => {
+                let bit = W::square(square.index());
+                next.ko = None;
+                if !(self.discs(mover) & bit).is_empty() {
+                    // Sacrifice: the disc turns to the opponent's colour.
+                    next.set_discs(mover, self.discs(mover) & !bit);
+                    let other = mover.opponent();
+                    next.set_discs(other, self.discs(other) | bit);
+                    next.ko = Some(square);
+                    next.end_turn(rules, false);
+                    return next;
+                }
+                if !(self.neutral & bit).is_empty() {
+                    let flipped = self.swap_flips(square.index());
+                    next = self.apply_swap(square.index(), flipped);
+                    next.phase = Phase::SwapSecond { swapped: bit };
+                    return next;
+                }
+                let centre_fill =
+                    self.centre_ply(rules).is_some() && !(self.centre() & bit).is_empty();
+                next.place(rules, square, option, centre_fill);
+                if next.over {
+                    return next;
+                }
+                if rules.spec().neutral.is_some() {
+                    next.phase = Phase::NeutralDrop;
+                    return next;
+                }
+                if next.is_mid_turn() {
+                    return next;
+                }
+                if rules.spec().protocol == Protocol::Progressive && self.turns > 0 {
+                    let first_in_group_a = !(next.group_a & bit).is_empty();
+                    next.phase = Phase::SecondPlacement { first_in_group_a };
+                    if next.second_placements(rules, first_in_group_a).is_empty() {
+                        // A placement with no legal square is skipped.
+                        next.end_turn(rules, false);
+                    }
+                    return next;
+                }
+                next.end_turn(rules, false);
+            }
+            (Phase::SecondPlacement { .. }, Decision::Square { square, option }) => {
+                next.place(rules, square, option, false);
+                if !next.over {
+                    next.end_turn(rules, false);
+                }
+            }
+            (Phase::NeutralDrop, Decision::Square { square, .. }) => {
+                next.neutral |= W::square(square.index());
+                next.end_turn(rules, false);
+            }
+            (Phase::SwapSecond { swapped }, Decision::Square { square, .. }) => {
+                let flipped = self.swap_flips(square.index());
+                next = self.apply_swap(square.index(), flipped);
+                next.phase = Phase::SwapNeutralise {
+                    swapped: swapped | W::square(square.index()),
+                };
+                if next.neutralisable(rules, swapped).is_empty() {
+                    next.end_turn(rules, false);
+                }
+            }
+            (Phase::SwapNeutralise { .. }, Decision::Square { square, .. }) => {
+                let bit = W::square(square.index());
+                next.black &= !bit;
+                next.white &= !bit;
+                next.cross &= !bit;
+                next.neutral |= bit;
+                next.end_turn(rules, false);
+            }
+            (Phase::Orient { pending }, Decision::Orient(orientation)) => {
+                let disc = W::square(pending.lowest_index());
+                match orientation {
+                    Orientation::Plus => next.cross &= !disc,
+                    Orientation::Cross => next.cross |= disc,
+                }
+                let pending = pending & !disc;
+                if pending.is_empty() {
+                    next.end_turn(rules, false);
+                } else {
+                    next.phase = Phase::Orient { pending };
+                }
+            }
+            (phase, decision) => {
+                panic!("decision {decision:?} does not belong to phase {phase:?}")
+            }
+        }
+        next
+    }
+
+    /// Puts a disc down: flips, orientation, supplies, groups and the line check.
+    fn place(&mut self, rules: &Rules, square: Square, option: u8, centre_fill: bool) {
+        let mover = self.side_to_move;
+        let color = self
+            .placed_colour(rules, option)
+            .expect("a legal placement has a disc to place");
+        let bit = W::square(square.index());
+        let flipped = if centre_fill {
+            W::EMPTY
+        } else {
+            self.tables.flips(
+                self.pivots(rules, color, option),
+                self.through(color),
+                square.index(),
+            )
+        };
+        // A placement adds a disc for good, so no earlier position can come back.
+        self.history.clear();
+        let other = color.opponent();
+        self.set_discs(color, self.discs(color) | bit | flipped);
+        self.set_discs(other, self.discs(other) & !flipped);
+        self.neutral &= !flipped;
+        // Supplies.
+        let supply = &mut self.supply[index_of(mover)];
+        let slot = usize::from(color != mover);
+        if supply[slot] != UNLIMITED {
+            supply[slot] -= 1;
+        }
+        if let SupplySpec::ColourDiscs {
+            choice: ColourChoice::Alternating,
+            ..
+        } = rules.spec().supply
+        {
+            self.next_colour[index_of(mover)] = color.opponent();
+        }
+        // Biversi groups: the placed disc joins the group of the discs it flips.
+        if !(flipped & self.group_a).is_empty() {
+            self.group_a |= bit;
+        }
+        // Orientation.
+        if let Some(orientation) = rules.spec().orientation {
+            if option == 1 {
+                self.cross |= bit;
+            } else {
+                self.cross &= !bit;
+            }
+            match orientation.flipped {
+                FlippedOrientation::Keep => {}
+                FlippedOrientation::CopyPlaced => {
+                    if option == 1 {
+                        self.cross |= flipped;
+                    } else {
+                        self.cross &= !flipped;
+                    }
+                }
+                FlippedOrientation::MoverChooses => {
+                    if !flipped.is_empty() {
+                        self.phase = Phase::Orient { pending: flipped };
+                    }
+                }
+            }
+        }
+        if matches!(rules.spec().objective, Objective::Line { .. })
+            && self.tables.has_line(self.discs(color))
+        {
+            self.decided = Some(Outcome::Win(color));
+            self.over = true;
+        }
+    }
+
+    /// Hands the turn to the other side and checks for the end of the game.
+    fn end_turn(&mut self, rules: &Rules, passed: bool) {
+        if !passed {
+            self.passes = 0;
+        }
+        self.phase = Phase::TurnStart;
+        self.side_to_move = self.side_to_move.opponent();
+        self.turns += 1;
+        self.finish_turn_checks(rules);
+    }
+
+    fn finish_turn_checks(&mut self, rules: &Rules) {
+        if self.over {
+            return;
+        }
+        if self.passes >= 2 {
+            self.over = true;
+            return;
+        }
+        if rules.spec().sacrifice.is_some() {
+            if self.empty().is_empty() {
+                self.over = true;
+                return;
+            }
+            let key = self.repetition_key();
+            let seen = self.history.iter().filter(|&&k| k == key).count();
+            self.history.push(key);
+            let limit = rules.spec().sacrifice.map_or(3, |s| s.repetition_limit);
+            if seen + 1 > usize::from(limit) {
+                self.decided = Some(Outcome::Draw);
+                self.over = true;
+                return;
+            }
+        }
+        if !self.can_act(rules, self.side_to_move)
+            && !self.can_act(rules, self.side_to_move.opponent())
+        {
+            self.over = true;
+        }
+    }
+}
+
+/// Perft over turns (RULES.md section 6): every decision sequence of `depth` turns, a turn
+/// being all the decisions one player makes before the other's turn.
+pub fn perft<W: Bitboard>(rules: &Rules, game: &Game<W>, depth: u32) -> u64 {
+    if depth == 0 || game.is_over() {
+        return 1;
+    }
+    game.legal_decisions(rules)
+        .into_iter()
+        .map(|decision| {
+            let next = game.play_unchecked(rules, decision);
+            let remaining = if next.is_mid_turn() { depth } else { depth - 1 };
+            perft(rules, &next, remaining)
+        })
+        .sum()
+}
+
+/// [`perft`] with the root's decisions counted in parallel on the current rayon pool.
+pub fn perft_parallel<W: Bitboard>(rules: &Rules, game: &Game<W>, depth: u32) -> u64 {
+    use rayon::prelude::*;
+    if depth == 0 || game.is_over() {
+        return 1;
+    }
+    game.legal_decisions(rules)
+        .into_par_iter()
+        .map(|decision| {
+            let next = game.play_unchecked(rules, decision);
+            let remaining = if next.is_mid_turn() { depth } else { depth - 1 };
+            perft(rules, &next, remaining)
+        })
+        .sum()
+}

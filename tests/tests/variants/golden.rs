@@ -1,0 +1,315 @@
+//! The worked examples of the source documents (`../shared/seeds/`), and rules checked
+//! against the independent Othello engine where a variant reuses its moves.
+
+use flipzero_core::{Color, Decision, Game, Orientation, Outcome, Position, Preset, Rules, replay};
+
+fn rules(preset: Preset) -> Rules {
+    preset.rules(None).unwrap()
+}
+
+fn play(rules: &Rules, moves: &str) -> Game<u64> {
+    replay(rules, &Game::start(rules), moves).unwrap_or_else(|e| panic!("{moves}: {e}"))
+}
+
+fn at(game: &Game<u64>, name: &str) -> char {
+    let square = game.geometry().parse_square(name).unwrap();
+    let bit = 1u64 << square.0;
+    if game.discs(Color::Black) & bit != 0 {
+        if game.cross_discs() & bit != 0 {
+            'x'
+        } else {
+            'X'
+        }
+    } else if game.discs(Color::White) & bit != 0 {
+        if game.cross_discs() & bit != 0 {
+            'o'
+        } else {
+            'O'
+        }
+    } else if game.neutral() & bit != 0 {
+        '#'
+    } else {
+        '-'
+    }
+}
+
+/// A full board with `black` black discs, the rest white, Black to move.
+fn full_board(black: usize, extra: &str) -> String {
+    format!("{}{} X{extra}", "X".repeat(black), "O".repeat(64 - black))
+}
+
+#[test]
+fn komi_bids_from_the_seed() {
+    // Bids +3 and +2: komi = -(3 + 2) / 2 = -2.5, and the higher bid plays White.
+    let komi = rules(Preset::Komi);
+    let game = play(&komi, "bid+3 bid+2");
+    assert_eq!(game.komi(), -2.5);
+    assert!(
+        game.seats_swapped(),
+        "Black's seat bid higher, so it plays White"
+    );
+    assert_eq!(game.side_to_move(), Color::Black);
+    let lower_first = play(&komi, "bid+2 bid+3");
+    assert!(!lower_first.seats_swapped());
+    // 31 - 33 = -2 > -2.5: Black wins.
+    let end = Game::<u64>::from_text(&komi, &full_board(31, " phase=turn komi=-2.5")).unwrap();
+    assert!(end.is_over());
+    assert_eq!(end.outcome(&komi), Some(Outcome::Win(Color::Black)));
+    let end = Game::<u64>::from_text(&komi, &full_board(30, " phase=turn komi=-2.5")).unwrap();
+    assert_eq!(end.outcome(&komi), Some(Outcome::Win(Color::White)));
+    let end = Game::<u64>::from_text(&komi, &full_board(31, " phase=turn komi=-2")).unwrap();
+    assert_eq!(end.outcome(&komi), Some(Outcome::Draw));
+}
+
+#[test]
+fn fixed_komi_shifts_the_result() {
+    let fixed = rules(Preset::KomiFixed);
+    let end = Game::<u64>::from_text(&fixed, &full_board(31, "")).unwrap();
+    assert_eq!(end.komi(), -2.5);
+    assert_eq!(end.outcome(&fixed), Some(Outcome::Win(Color::Black)));
+    let othello = rules(Preset::Othello);
+    let plain = Game::<u64>::from_text(&othello, &full_board(31, "")).unwrap();
+    assert_eq!(plain.outcome(&othello), Some(Outcome::Win(Color::White)));
+}
+
+#[test]
+fn rotation_example_from_the_seed() {
+    // a4 black `+`, e4 black `x`, b5 and d5 white. Black places c6 as `x`: b5 does not flip
+    // (its pivot a4 is `+`), d5 must (diagonal, pivot e4 is `x`); Black turns d5 to `x`.
+    let rotation = rules(Preset::Rotation);
+    let mut board = vec!['-'; 64];
+    for (name, disc) in [("a4", 'X'), ("e4", 'x'), ("b5", 'O'), ("d5", 'O')] {
+        let square = rotation_geometry().parse_square(name).unwrap();
+        board[usize::from(square.0)] = disc;
+    }
+    let text: String = board.into_iter().collect::<String>() + " X";
+    let start = Game::<u64>::from_text(&rotation, &text).unwrap();
+    let names: Vec<String> = start
+        .legal_decisions(&rotation)
+        .iter()
+        .map(|&d| flipzero_core::decision_name(&rotation, start.geometry(), d))
+        .collect();
+    assert!(names.contains(&"c6x".to_owned()), "{names:?}");
+    assert!(!names.contains(&"c6+".to_owned()), "{names:?}");
+    let after = replay(&rotation, &start, "c6x").unwrap();
+    assert_eq!(
+        after.legal_decisions(&rotation),
+        Orientation::ALL.map(Decision::Orient)
+    );
+    let end = replay(&rotation, &after, "x").unwrap();
+    assert_eq!(at(&end, "c6"), 'x');
+    assert_eq!(at(&end, "d5"), 'x', "d5 flipped and turned to x");
+    assert_eq!(at(&end, "b5"), 'O', "b5 stays white: its pivot a4 is +");
+    assert_eq!(end.side_to_move(), Color::White);
+}
+
+fn rotation_geometry() -> &'static flipzero_core::Geometry<u64> {
+    flipzero_core::Geometry::get(8, 8).unwrap()
+}
+
+#[test]
+fn classic_reversi_fills_the_centre_freely() {
+    let classic = rules(Preset::ClassicReversi);
+    let start = Game::<u64>::start(&classic);
+    assert_eq!(start.discs(Color::Black) | start.discs(Color::White), 0);
+    // Parallel and diagonal centres both arise; nothing flips in plies 1-4.
+    let parallel = play(&classic, "d4 e4 d5 e5");
+    assert_eq!([at(&parallel, "d4"), at(&parallel, "d5")], ['X', 'X']);
+    assert_eq!([at(&parallel, "e4"), at(&parallel, "e5")], ['O', 'O']);
+    let diagonal = play(&classic, "d4 e4 e5 d5");
+    assert_eq!([at(&diagonal, "d4"), at(&diagonal, "e5")], ['X', 'X']);
+    assert_eq!([at(&diagonal, "e4"), at(&diagonal, "d5")], ['O', 'O']);
+    assert_eq!(diagonal.supply(Color::Black), [30, 0]);
+    let error = replay(&classic, &start, "d4 a1").unwrap_err();
+    assert_eq!(error.index, 2);
+    // Ply 4: White may fill e5 or flank outside the centre (c4 flanks d4 against e4).
+    let before_ply4 = play(&classic, "d4 e4 d5");
+    let legal = before_ply4.legal_decisions(&classic);
+    let square = |name: &str| Decision::square(rotation_geometry().parse_square(name).unwrap());
+    assert!(legal.contains(&square("e5")) && legal.contains(&square("c4")));
+    let flanked = replay(&classic, &before_ply4, "c4").unwrap();
+    assert_eq!(at(&flanked, "d4"), 'O', "an ordinary move at ply 4 flips");
+    assert_eq!(
+        at(&flanked, "e5"),
+        '-',
+        "the unfilled centre square stays empty"
+    );
+    // Under `must`, the flanking moves are the only choice.
+    let must = rules(Preset::ClassicReversiMust);
+    let legal = play(&must, "d4 e4 d5").legal_decisions(&must);
+    assert!(!legal.contains(&square("e5")) && legal.contains(&square("c4")));
+}
+
+#[test]
+fn gomullo_wins_at_once_on_a_full_line() {
+    let gomullo = rules(Preset::Gomullo);
+    // Row 1 is black but h1; h1 flanks h2 against h3. White has far more discs.
+    let text = format!("XXXXXXX-{}{}{} X", "OOOOOOOO", "OOOOOOOX", "O".repeat(40));
+    let game = Game::<u64>::from_text(&gomullo, &text).unwrap();
+    let end = replay(&gomullo, &game, "h1").unwrap();
+    assert!(end.is_over());
+    assert_eq!(end.outcome(&gomullo), Some(Outcome::Win(Color::Black)));
+    // The same move under Othello rules is an ordinary move and White is far ahead.
+    let othello = rules(Preset::Othello);
+    let plain = replay(
+        &othello,
+        &Game::<u64>::from_text(&othello, &text).unwrap(),
+        "h1",
+    )
+    .unwrap();
+    assert!(!plain.is_over() || plain.outcome(&othello) != Some(Outcome::Win(Color::Black)));
+}
+
+#[test]
+fn neuversi_drop_and_swap() {
+    let neuversi = rules(Preset::Neuversi);
+    // A drop: a move, then a neutral anywhere.
+    let dropped = play(&neuversi, "f5 a1");
+    assert_eq!(at(&dropped, "f5"), 'X');
+    assert_eq!(at(&dropped, "a1"), '#');
+    assert_eq!(dropped.side_to_move(), Color::White);
+    // A swap: a1 flips b1 against c1, a2 flips b2 against c2, then c1 turns neutral.
+    let text = format!("#OX-----#OX-----{} X", "-".repeat(48));
+    let game = Game::<u64>::from_text(&neuversi, &text).unwrap();
+    let end = replay(&neuversi, &game, "a1 a2 c1").unwrap();
+    let row = |r: &str| ["a", "b", "c"].map(|c| at(&end, &format!("{c}{r}")));
+    assert_eq!(row("1"), ['X', 'X', '#']);
+    assert_eq!(row("2"), ['X', 'X', 'X']);
+    assert_eq!(end.side_to_move(), Color::White);
+    // A neutral inside a line flips to the mover's colour; it never closes a line.
+    let through = Game::<u64>::from_text(&neuversi, &format!("X#O-{} X", "-".repeat(60))).unwrap();
+    let after = replay(&neuversi, &through, "d1 h8").unwrap();
+    assert_eq!(
+        ["a1", "b1", "c1", "d1"].map(|n| at(&after, n)),
+        ['X', 'X', 'X', 'X']
+    );
+    let no_pivot = Game::<u64>::from_text(&neuversi, &format!("-O#{} X", "-".repeat(61))).unwrap();
+    assert!(
+        no_pivot
+            .legal_decisions(&neuversi)
+            .iter()
+            .all(|d| *d == Decision::Pass
+                || matches!(d, Decision::Square { square, .. } if square.0 != 0))
+    );
+}
+
+#[test]
+fn anti_othello_gives_the_win_to_the_wiped_out_player() {
+    let anti = rules(Preset::Anti);
+    let end = play(&anti, "d3 c3 b3 d2 e1 d6 d7 e3 f4");
+    assert!(end.is_over());
+    assert_eq!(end.discs(Color::White), 0);
+    assert_eq!(end.outcome(&anti), Some(Outcome::Win(Color::White)));
+}
+
+#[test]
+fn sacrifice_ko_and_repetition_draw() {
+    let sacrifice = rules(Preset::Sacrifice);
+    let game = play(&sacrifice, "e4");
+    let e4 = rotation_geometry().parse_square("e4").unwrap();
+    assert_eq!(at(&game, "e4"), 'O');
+    assert_eq!(game.ko(), Some(e4));
+    assert!(
+        !game
+            .legal_decisions(&sacrifice)
+            .contains(&Decision::square(e4)),
+        "ko"
+    );
+    // e4 d4 d5 e4 d4 d5 brings back the start board; from then on every position of the
+    // cycle recurs every 6 plies. The position after the first e4 (White to move, ko e4)
+    // occurs at plies 1, 7, 13 and 19: the fourth occurrence (more than 3) is a draw.
+    let cycle = "e4 d4 d5 e4 d4 d5 ";
+    let almost = play(&sacrifice, &cycle.repeat(3));
+    assert!(!almost.is_over());
+    let drawn = replay(&sacrifice, &almost, "e4").unwrap();
+    assert!(drawn.is_over());
+    assert_eq!(drawn.outcome(&sacrifice), Some(Outcome::Draw));
+}
+
+#[test]
+fn reversi_ii_places_the_opponents_colour_every_other_move() {
+    let reversi_ii = rules(Preset::ReversiII);
+    let game = play(&reversi_ii, "f5 d6");
+    // Black's second disc is white: its moves are White's Othello moves on this board.
+    let othello_view = Position::new(
+        game.geometry(),
+        game.discs(Color::Black),
+        game.discs(Color::White),
+        Color::White,
+    )
+    .unwrap();
+    let squares: Vec<Decision> = othello_view.legal_squares().map(Decision::square).collect();
+    assert_eq!(game.legal_decisions(&reversi_ii), squares);
+    let square = othello_view.legal_squares().next().unwrap();
+    let after = game.play(&reversi_ii, Decision::square(square)).unwrap();
+    let othello_after = othello_view.play(square).unwrap();
+    assert_eq!(after.discs(Color::White), othello_after.opponent());
+    assert_eq!(after.discs(Color::Black), othello_after.player());
+    assert_eq!(after.supply(Color::Black), [14, 14]);
+}
+
+#[test]
+fn the_othello_presets_move_like_the_reference() {
+    // Parallel start: four first moves, and perft against the slow reference.
+    for preset in [
+        Preset::Parallel,
+        Preset::Anti,
+        Preset::KomiFixed,
+        Preset::Gomullo,
+    ] {
+        let rules = rules(preset);
+        let start = Game::<u64>::start(&rules);
+        let position = Position::new(
+            start.geometry(),
+            start.discs(Color::Black),
+            start.discs(Color::White),
+            Color::Black,
+        )
+        .unwrap();
+        let reference = flipzero_tests::reference::ReferenceBoard::from_position(&position);
+        for depth in 1..=4 {
+            assert_eq!(
+                flipzero_core::game::perft(&rules, &start, depth),
+                reference.perft(depth),
+                "{preset} depth {depth}"
+            );
+        }
+    }
+}
+
+#[test]
+fn biversi_turns_and_groups() {
+    let biversi = rules(Preset::Biversi);
+    let start = Game::<u128>::start(&biversi);
+    assert_eq!(start.side_to_move(), Color::White);
+    assert_eq!(start.group_a().count_ones(), 4);
+    // The first turn has one placement; every later turn two.
+    let first = start.legal_decisions(&biversi)[0];
+    let after_first = start.play(&biversi, first).unwrap();
+    assert_eq!(after_first.side_to_move(), Color::Black);
+    let second_turn = after_first
+        .play(&biversi, after_first.legal_decisions(&biversi)[0])
+        .unwrap();
+    assert!(second_turn.is_mid_turn());
+    assert_eq!(second_turn.side_to_move(), Color::Black);
+    // While the groups are apart, the second placement flips a disc of the other group.
+    let group_b = !second_turn.group_a()
+        & (second_turn.discs(Color::Black) | second_turn.discs(Color::White));
+    let group_a = second_turn.group_a();
+    let first_in_a = matches!(
+        second_turn.phase(),
+        flipzero_core::Phase::SecondPlacement {
+            first_in_group_a: true
+        }
+    );
+    let other = if first_in_a { group_b } else { group_a };
+    for decision in second_turn.legal_decisions(&biversi) {
+        let after = second_turn.play(&biversi, decision).unwrap();
+        let flipped = (after.discs(Color::Black) & !second_turn.discs(Color::Black)) & other;
+        assert!(
+            flipped != 0,
+            "{decision:?} flips no disc of the other group"
+        );
+        assert_eq!(after.side_to_move(), Color::White);
+    }
+}
