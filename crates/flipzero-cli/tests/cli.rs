@@ -94,3 +94,84 @@ fn an_unsupported_size_is_refused() {
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(stderr.contains("--size"), "{stderr}");
 }
+
+#[test]
+fn perft_counts_a_variant_by_name_and_by_file() {
+    let output = flipzero()
+        .args(["perft", "--variant", "komi", "--depth", "3", "--json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert_eq!(leaves(&json_lines(&output.stdout)), [17, 289, 1156]);
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/variants/rotation.toml");
+    let output = flipzero()
+        .args(["perft", "--variant", file, "--depth", "3", "--json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert_eq!(leaves(&json_lines(&output.stdout)), [8, 32, 192]);
+}
+
+#[test]
+fn an_invalid_rules_file_names_the_field() {
+    let dir = std::env::temp_dir().join(format!("flipzero-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("bad.toml");
+    std::fs::write(&file, "objective = { line = { length = 12 } }\n").unwrap();
+    let output = flipzero()
+        .args(["perft", "--variant", file.to_str().unwrap(), "--depth", "1"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("objective.line.length: 12 does not fit"), "{stderr}");
+}
+
+#[test]
+fn replay_prints_the_final_position_result_and_score() {
+    let output = flipzero()
+        .args(["replay", "--moves", "d3c3b3d2e1d6d7e3f4", "--json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let record = &json_lines(&output.stdout)[0];
+    assert_eq!(record["result"], "black wins");
+    assert_eq!(record["score"], 64);
+    assert_eq!(record["over"], true);
+    let output = flipzero()
+        .args(["replay", "--variant", "anti", "--moves", "d3 c3 b3 d2 e1 d6 d7 e3 f4"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.contains("result: white wins"), "{stdout}");
+}
+
+#[test]
+fn replay_stops_at_the_first_illegal_decision_and_says_why() {
+    let output = flipzero()
+        .args(["replay", "--variant", "rotation", "--moves", "f5+ + e6"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.contains("decision 3 `e6`"), "{stdout}");
+    assert!(stdout.contains("legal:"), "{stdout}");
+    let output = flipzero()
+        .args(["replay", "--moves", "f5 zz9"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(stdout.contains("decision 2"), "{stdout}");
+}
+
+#[test]
+fn variants_lists_every_preset() {
+    let output = flipzero().args(["variants"]).output().unwrap();
+    assert!(output.status.success());
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), 16);
+    for name in ["othello", "classic-reversi", "biversi", "adneuversi", "reversi-ii-free"] {
+        assert!(stdout.lines().any(|line| line.starts_with(name)), "{name}");
+    }
+}
