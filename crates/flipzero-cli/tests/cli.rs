@@ -103,7 +103,10 @@ fn perft_counts_a_variant_by_name_and_by_file() {
         .unwrap();
     assert!(output.status.success());
     assert_eq!(leaves(&json_lines(&output.stdout)), [17, 289, 1156]);
-    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/../../configs/variants/rotation.toml");
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../configs/variants/rotation.toml"
+    );
     let output = flipzero()
         .args(["perft", "--variant", file, "--depth", "3", "--json"])
         .output()
@@ -124,7 +127,10 @@ fn an_invalid_rules_file_names_the_field() {
         .unwrap();
     assert!(!output.status.success());
     let stderr = String::from_utf8(output.stderr).unwrap();
-    assert!(stderr.contains("objective.line.length: 12 does not fit"), "{stderr}");
+    assert!(
+        stderr.contains("objective.line.length: 12 does not fit"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -139,7 +145,13 @@ fn replay_prints_the_final_position_result_and_score() {
     assert_eq!(record["score"], 64);
     assert_eq!(record["over"], true);
     let output = flipzero()
-        .args(["replay", "--variant", "anti", "--moves", "d3 c3 b3 d2 e1 d6 d7 e3 f4"])
+        .args([
+            "replay",
+            "--variant",
+            "anti",
+            "--moves",
+            "d3 c3 b3 d2 e1 d6 d7 e3 f4",
+        ])
         .output()
         .unwrap();
     let stdout = String::from_utf8(output.stdout).unwrap();
@@ -171,7 +183,13 @@ fn variants_lists_every_preset() {
     assert!(output.status.success());
     let stdout = String::from_utf8(output.stdout).unwrap();
     assert_eq!(stdout.lines().count(), 16);
-    for name in ["othello", "classic-reversi", "biversi", "adneuversi", "reversi-ii-free"] {
+    for name in [
+        "othello",
+        "classic-reversi",
+        "biversi",
+        "adneuversi",
+        "reversi-ii-free",
+    ] {
         assert!(stdout.lines().any(|line| line.starts_with(name)), "{name}");
     }
 }

@@ -41,7 +41,7 @@ fn check(heavy: bool) {
             }
             let rules = preset.rules(Some(side)).unwrap();
             let counted = flipzero_core::with_width!(rules.square_count(), W => {
-                game::perft(&rules, &Game::<W>::start(&rules), depth)
+                game::perft_parallel(&rules, &Game::<W>::start(&rules), depth)
             });
             assert_eq!(counted, leaves, "{preset} {side}x{side} depth {depth}");
         }

@@ -819,9 +819,30 @@ impl<W: Bitboard> Game<W> {
             // The other side would move after a pass, which lifts the ko.
             view.ko = None;
         }
-        view.legal_decisions(rules)
-            .iter()
-            .any(|decision| *decision != Decision::Pass)
+        let regular = view.regular_moves(rules);
+        !(regular[0] | regular[1]).is_empty()
+            || !view.sacrifices(rules).is_empty()
+            || (rules.spec().neutral.is_some()
+                && view.neutral.count() >= 2
+                && !view.swap_squares(true).is_empty())
+    }
+
+    /// Whether every legal decision ends the turn, so that perft can count them without
+    /// playing them. Conservative: `false` where some might not.
+    fn every_decision_ends_turn(&self, rules: &Rules) -> bool {
+        match self.phase {
+            Phase::Bid
+            | Phase::NeutralDrop
+            | Phase::SwapNeutralise { .. }
+            | Phase::SecondPlacement { .. } => true,
+            Phase::Orient { pending } => pending.count() == 1,
+            Phase::SwapSecond { .. } => false,
+            Phase::TurnStart => {
+                rules.spec().neutral.is_none()
+                    && !rules.mover_orients_flips()
+                    && !(rules.spec().protocol == Protocol::Progressive && self.turns > 0)
+            }
+        }
     }
 
     // ----- playing -----
@@ -1089,7 +1110,11 @@ pub fn perft<W: Bitboard>(rules: &Rules, game: &Game<W>, depth: u32) -> u64 {
     if depth == 0 || game.is_over() {
         return 1;
     }
-    game.legal_decisions(rules)
+    let decisions = game.legal_decisions(rules);
+    if depth == 1 && game.every_decision_ends_turn(rules) {
+        return decisions.len() as u64;
+    }
+    decisions
         .into_iter()
         .map(|decision| {
             let next = game.play_unchecked(rules, decision);
