@@ -114,12 +114,14 @@ impl<W: Bitboard> Iterator for Indices<W> {
 
 impl<W: Bitboard> ExactSizeIterator for Indices<W> {}
 
-macro_rules! impl_primitive_bitboard {
-    ($type:ty) => {
+/// Implements [`Bitboard`] for an integer type with the usual bit methods, given its zero,
+/// its one, and how to take its lowest 64 bits.
+macro_rules! impl_bitboard {
+    ($type:ty, zero: $zero:expr, one: $one:expr, low_word: $low_word:expr) => {
         impl Bitboard for $type {
             const BITS: u32 = <$type>::BITS;
-            const EMPTY: Self = 0;
-            const ONE: Self = 1;
+            const EMPTY: Self = $zero;
+            const ONE: Self = $one;
 
             #[inline(always)]
             fn count(self) -> u32 {
@@ -142,51 +144,16 @@ macro_rules! impl_primitive_bitboard {
                 <$type>::wrapping_neg(self)
             }
             fn words(self) -> impl Iterator<Item = u64> {
-                (0..Self::BITS / 64).map(move |i| (self >> (64 * i)) as u64)
+                let low_word: fn(Self) -> u64 = $low_word;
+                (0..Self::BITS / 64).map(move |i| low_word(self >> (64 * i)))
             }
         }
     };
 }
 
-impl_primitive_bitboard!(u64);
-impl_primitive_bitboard!(u128);
-
-impl Bitboard for U256 {
-    const BITS: u32 = 256;
-    const EMPTY: Self = U256::ZERO;
-    const ONE: Self = U256::ONE;
-
-    #[inline(always)]
-    fn count(self) -> u32 {
-        self.count_ones()
-    }
-    #[inline(always)]
-    fn lowest_index(self) -> u32 {
-        self.trailing_zeros()
-    }
-    #[inline(always)]
-    fn highest_index(self) -> u32 {
-        255u32.wrapping_sub(self.leading_zeros())
-    }
-    #[inline(always)]
-    fn wrapping_sub(self, rhs: Self) -> Self {
-        U256::wrapping_sub(self, rhs)
-    }
-    #[inline(always)]
-    fn wrapping_neg(self) -> Self {
-        U256::wrapping_neg(self)
-    }
-    fn words(self) -> impl Iterator<Item = u64> {
-        let (high, low) = self.into_words();
-        [
-            low as u64,
-            (low >> 64) as u64,
-            high as u64,
-            (high >> 64) as u64,
-        ]
-        .into_iter()
-    }
-}
+impl_bitboard!(u64, zero: 0, one: 1, low_word: |x| x);
+impl_bitboard!(u128, zero: 0, one: 1, low_word: |x| x as u64);
+impl_bitboard!(U256, zero: U256::ZERO, one: U256::ONE, low_word: |x| x.as_u64());
 
 #[cfg(test)]
 mod tests {

@@ -15,6 +15,20 @@ pub const MIN_SIDE: u8 = 4;
 /// Largest number of rows or columns a board may have.
 pub const MAX_SIDE: u8 = 16;
 
+/// The (row, column) steps of the 8 directions, in the order of the rays of a [`Geometry`]:
+/// the first four run towards higher square indices, and direction `i` lies on axis `i % 4`
+/// (horizontal, anti-diagonal, vertical, diagonal).
+pub const DIRECTIONS: [(i32, i32); 8] = [
+    (0, 1),
+    (1, -1),
+    (1, 0),
+    (1, 1),
+    (0, -1),
+    (-1, 1),
+    (-1, 0),
+    (-1, -1),
+];
+
 /// A square, as its index in row-major order from the top-left corner.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Square(pub u8);
@@ -168,26 +182,14 @@ impl<W: Bitboard> Geometry<W> {
         Ok(geometry)
     }
 
-    /// The (row, column) steps of the 8 directions, in the order of [`Geometry::rays`].
-    pub const DIRECTIONS: [(i8, i8); 8] = [
-        (0, 1),
-        (1, -1),
-        (1, 0),
-        (1, 1),
-        (0, -1),
-        (-1, 1),
-        (-1, 0),
-        (-1, -1),
-    ];
-
     fn rays_from(&self, index: u32) -> [W; 8] {
         let (row, col) = self.coordinates(Square(index as u8));
-        Self::DIRECTIONS.map(|(row_step, col_step)| {
+        DIRECTIONS.map(|(row_step, col_step)| {
             let mut ray = W::EMPTY;
             let (mut r, mut c) = (i32::from(row), i32::from(col));
             loop {
-                r += i32::from(row_step);
-                c += i32::from(col_step);
+                r += row_step;
+                c += col_step;
                 match self.square_at(r, c) {
                     Some(square) => ray |= W::square(square.index()),
                     None => break ray,

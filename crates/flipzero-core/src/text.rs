@@ -298,28 +298,39 @@ impl<W: Bitboard> Position<W> {
 
     /// The ASCII diagram, with column letters and row numbers.
     pub fn to_diagram(&self) -> String {
-        let geometry = self.geometry();
-        let label_width = if geometry.rows() >= 10 { 2 } else { 1 };
-        let mut out = format!("{:label_width$}", "");
+        let footer = format!("{} to move", self.side_to_move().symbol());
+        diagram(self.geometry(), |square| self.symbol_at(square), &footer)
+    }
+}
+
+/// An ASCII diagram: column letters, one numbered line per row with a symbol per square, and
+/// a last line such as `X to move`.
+pub(crate) fn diagram<W: Bitboard>(
+    geometry: &Geometry<W>,
+    symbol: impl Fn(Square) -> char,
+    footer: &str,
+) -> String {
+    let label_width = if geometry.rows() >= 10 { 2 } else { 1 };
+    let mut out = format!("{:label_width$}", "");
+    for col in 0..geometry.cols() {
+        out.push(' ');
+        out.push(char::from(b'a' + col));
+    }
+    out.push('\n');
+    for row in 0..geometry.rows() {
+        out.push_str(&format!("{:>label_width$}", row + 1));
         for col in 0..geometry.cols() {
+            let square = geometry
+                .square_at(i32::from(row), i32::from(col))
+                .expect("row and column are on the board");
             out.push(' ');
-            out.push(char::from(b'a' + col));
+            out.push(symbol(square));
         }
         out.push('\n');
-        for row in 0..geometry.rows() {
-            out.push_str(&format!("{:>label_width$}", row + 1));
-            for col in 0..geometry.cols() {
-                let square = geometry
-                    .square_at(i32::from(row), i32::from(col))
-                    .expect("row and column are on the board");
-                out.push(' ');
-                out.push(self.symbol_at(square));
-            }
-            out.push('\n');
-        }
-        out.push_str(&format!("{} to move\n", self.side_to_move().symbol()));
-        out
     }
+    out.push_str(footer);
+    out.push('\n');
+    out
 }
 
 impl<W: Bitboard> fmt::Display for Position<W> {

@@ -313,3 +313,18 @@ fn biversi_turns_and_groups() {
         assert_eq!(after.side_to_move(), Color::White);
     }
 }
+
+#[test]
+fn komi_bids_are_two_turns_in_front_of_othello() {
+    // 17 bids each, then the Othello tree: perft(d) = 17 * 17 * othello perft(d - 2).
+    let komi = rules(Preset::Komi);
+    let start = Game::<u64>::start(&komi);
+    let othello = Position::start(start.geometry());
+    for depth in 2..=6 {
+        assert_eq!(
+            flipzero_core::game::perft(&komi, &start, depth),
+            289 * flipzero_core::perft(&othello, depth - 2),
+            "depth {depth}"
+        );
+    }
+}

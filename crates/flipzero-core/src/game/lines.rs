@@ -7,24 +7,11 @@ use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 use crate::bitboard::Bitboard;
-use crate::geometry::{Geometry, Square};
+use crate::geometry::{DIRECTIONS, Geometry, Square};
 use crate::movegen;
 
 /// Every table built so far, by (bitboard bits, rows, columns, torus, line length).
 type TablesCache = HashMap<(u32, u8, u8, bool, u8), &'static (dyn Any + Send + Sync)>;
-
-/// The (row, column) step of the 8 directions, in the ray order of [`Geometry`]: ray `i`
-/// lies on axis `i % 4`.
-const DIRECTIONS: [(i32, i32); 8] = [
-    (0, 1),
-    (1, -1),
-    (1, 0),
-    (1, 1),
-    (0, -1),
-    (-1, 1),
-    (-1, 0),
-    (-1, -1),
-];
 
 /// One-square moves of whole sets in the 8 directions, wrapping on a torus.
 #[derive(Debug)]

@@ -1116,12 +1116,15 @@ pub fn perft<W: Bitboard>(rules: &Rules, game: &Game<W>, depth: u32) -> u64 {
     }
     decisions
         .into_iter()
-        .map(|decision| {
-            let next = game.play_unchecked(rules, decision);
-            let remaining = if next.is_mid_turn() { depth } else { depth - 1 };
-            perft(rules, &next, remaining)
-        })
+        .map(|decision| perft_after(rules, game, decision, depth))
         .sum()
+}
+
+/// Perft below one decision: the same depth while the turn goes on, one less after it.
+fn perft_after<W: Bitboard>(rules: &Rules, game: &Game<W>, decision: Decision, depth: u32) -> u64 {
+    let next = game.play_unchecked(rules, decision);
+    let remaining = if next.is_mid_turn() { depth } else { depth - 1 };
+    perft(rules, &next, remaining)
 }
 
 /// [`perft`] with the root's decisions counted in parallel on the current rayon pool.
@@ -1132,10 +1135,6 @@ pub fn perft_parallel<W: Bitboard>(rules: &Rules, game: &Game<W>, depth: u32) ->
     }
     game.legal_decisions(rules)
         .into_par_iter()
-        .map(|decision| {
-            let next = game.play_unchecked(rules, decision);
-            let remaining = if next.is_mid_turn() { depth } else { depth - 1 };
-            perft(rules, &next, remaining)
-        })
+        .map(|decision| perft_after(rules, game, decision, depth))
         .sum()
 }

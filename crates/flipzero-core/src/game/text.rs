@@ -92,24 +92,13 @@ impl<W: Bitboard> Game<W> {
     /// The board as an ASCII diagram with column letters and row numbers, then the side to
     /// move (for reading; the one-line text is the exchange format).
     pub fn to_diagram(&self, rules: &Rules) -> String {
-        let geometry = self.geometry();
-        let width = if geometry.rows() >= 10 { 2 } else { 1 };
-        let mut out = format!("{:width$}", "");
-        for col in 0..geometry.cols() {
-            write!(out, " {}", char::from(b'a' + col)).expect("writing to a string");
-        }
-        out.push('\n');
-        for row in 0..geometry.rows() {
-            write!(out, "{:>width$}", row + 1).expect("writing to a string");
-            for col in 0..geometry.cols() {
-                let index = u32::from(row) * u32::from(geometry.cols()) + u32::from(col);
-                write!(out, " {}", self.symbol_at(rules, index)).expect("writing to a string");
-            }
-            out.push('\n');
-        }
         let state = if self.over { "game over" } else { "to move" };
-        writeln!(out, "{} {state}", self.side_to_move.symbol()).expect("writing to a string");
-        out
+        let footer = format!("{} {state}", self.side_to_move.symbol());
+        crate::text::diagram(
+            self.geometry(),
+            |square| self.symbol_at(rules, square.index()),
+            &footer,
+        )
     }
 
     /// The position as one line of text.

@@ -369,13 +369,6 @@ impl Rules {
         self.placement_options
     }
 
-    /// Whether the board has 8 symmetries the rules respect (4 on rectangles), so that
-    /// training data may be augmented with them. Starts and objectives are all symmetric up
-    /// to a relabelling except where the rules single out squares.
-    pub fn is_symmetric(&self) -> bool {
-        !matches!(self.spec.start, StartSpec::TwoPatterns)
-    }
-
     /// Number of decisions in the decision set; indices run from 0 to this, exclusive.
     ///
     /// Layout: every square times [`Rules::placement_options`], then pass, then the two
