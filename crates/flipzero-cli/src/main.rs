@@ -20,6 +20,8 @@ enum Command {
     Perft(commands::perft::PerftArgs),
     /// Play a list of decisions under a variant's rules and print the final position.
     Replay(commands::replay::ReplayArgs),
+    /// Solve the positions of an OBF file exactly (standard Othello endgames).
+    Solve(commands::solve::SolveArgs),
     /// List the variant presets.
     Variants(commands::variants::VariantsArgs),
 }
@@ -29,6 +31,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Perft(args) => commands::perft::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Replay(args) => commands::replay::run(&args),
+        Command::Solve(args) => commands::solve::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Variants(args) => commands::variants::run(&args).map(|()| ExitCode::SUCCESS),
     };
     match result {

@@ -150,7 +150,12 @@ fn next_decision<'a, W: Bitboard>(
             geometry.size_name()
         ));
     };
-    let mut option = 0;
+    // Without a suffix, a Reversi II free placement is a disc of the mover's own colour.
+    let mut option = if colour_suffix(rules) {
+        game.side_to_move() as u8
+    } else {
+        0
+    };
     if let Some(suffix) = text[used..].chars().next() {
         let by_suffix = if orientation_suffix(rules) {
             match suffix {
@@ -160,7 +165,8 @@ fn next_decision<'a, W: Bitboard>(
             }
         } else if colour_suffix(rules) {
             match suffix {
-                'X' | '*' => Some(0),
+                'X' | 'x' | '*' => Some(0),
+                // Not `o`: on boards 15 columns wide it starts the next square.
                 'O' => Some(1),
                 _ => None,
             }

@@ -328,3 +328,72 @@ fn komi_bids_are_two_turns_in_front_of_othello() {
         );
     }
 }
+
+#[test]
+fn adneuversi_counts_the_neutrals_a_move_flips_as_discs() {
+    // a1 flips the neutrals b1, c1 and d1 against e1; afterwards c2 (beside c1) takes the
+    // neutral, though before the move no empty square touches a black or white disc.
+    let rules = rules(Preset::Adneuversi);
+    let mut board = vec!['#'; 64];
+    for (name, disc) in [("a1", '-'), ("c2", '-'), ("e1", 'X')] {
+        board[usize::from(rotation_geometry().parse_square(name).unwrap().0)] = disc;
+    }
+    let text: String = board.into_iter().collect::<String>() + " X";
+    let game = Game::<u64>::from_text(&rules, &text).unwrap();
+    let a1 = Decision::square(rotation_geometry().parse_square("a1").unwrap());
+    assert!(game.legal_decisions(&rules).contains(&a1));
+    let end = replay(&rules, &game, "a1 c2").unwrap();
+    assert_eq!(
+        ["a1", "b1", "c1", "d1", "c2"].map(|n| at(&end, n)),
+        ['X', 'X', 'X', 'X', '#']
+    );
+}
+
+#[test]
+fn a_result_decided_by_a_rule_gives_the_empties_to_its_winner() {
+    let gomullo = rules(Preset::Gomullo);
+    let text = format!("XXXXXXX-{}{}{} X", "OOOOOOOO", "OOOOOOOX", "O".repeat(40));
+    let game = Game::<u64>::from_text(&gomullo, &text).unwrap();
+    let end = replay(&gomullo, &game, "h1").unwrap();
+    assert_eq!(end.outcome(&gomullo), Some(Outcome::Win(Color::Black)));
+    // 9 black, 47 white, 8 empties: Black won, so the empties are Black's (wof).
+    let black = end.discs(Color::Black).count_ones() as i32;
+    let white = end.discs(Color::White).count_ones() as i32;
+    let empties = end.empty().count_ones() as i32;
+    assert_eq!(end.score(&gomullo), black - white + empties);
+}
+
+#[test]
+fn a_sacrifice_that_completes_the_opponents_line_loses() {
+    let mut spec = Preset::Gomullo.spec(None);
+    spec.sacrifice = Some(flipzero_core::rules::SacrificeSpec::default());
+    let rules = Rules::try_from(spec).unwrap();
+    let text = format!("OOOOOOOX{}--OX{} X", "-".repeat(27), "-".repeat(25));
+    let game = Game::<u64>::from_text(&rules, &text).unwrap();
+    let end = replay(&rules, &game, "h1").unwrap();
+    assert!(end.is_over());
+    assert_eq!(end.outcome(&rules), Some(Outcome::Win(Color::White)));
+}
+
+#[test]
+fn bids_come_before_the_turns_of_the_game() {
+    // Classic reversi with a bid phase still has its four centre plies after the bids.
+    let mut spec = Preset::ClassicReversi.spec(None);
+    spec.komi = flipzero_core::rules::KomiSpec::Bid { min: -2, max: 2 };
+    let rules = Rules::try_from(spec).unwrap();
+    let game = play(&rules, "bid0 bid+1 d4 e4 d5");
+    let e5 = Decision::square(rotation_geometry().parse_square("e5").unwrap());
+    assert!(game.legal_decisions(&rules).contains(&e5));
+    assert_eq!(game.komi(), -0.5);
+}
+
+#[test]
+fn random_openings_end_on_a_turn_boundary() {
+    let mut spec = Preset::Rotation.spec(None);
+    spec.start = flipzero_core::rules::StartSpec::RandomPlies(5);
+    let rules = Rules::try_from(spec).unwrap();
+    for seed in 0..20 {
+        let game = Game::<u64>::try_start(&rules, seed).unwrap();
+        assert!(!game.is_mid_turn(), "seed {seed}: {}", game.to_text(&rules));
+    }
+}

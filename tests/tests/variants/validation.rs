@@ -170,6 +170,20 @@ fn komi_values() {
 }
 
 #[test]
+fn combinations_the_engine_refuses() {
+    let mut spec = Preset::Komi.spec(None);
+    spec.start = StartSpec::RandomPlies(4);
+    refused(spec, "komi.bid", "random opening");
+    let mut spec = Preset::Biversi.spec(None);
+    spec.supply = SupplySpec::ColourDiscs {
+        own: 20,
+        opponent: 20,
+        choice: ColourChoice::Free,
+    };
+    refused(spec, "supply.colour-discs", "progressive");
+}
+
+#[test]
 fn toml_errors_name_the_field() {
     let error = Rules::from_toml(
         "komi = \"none\"\nboard = { rows = 8, colums = 8 }\n",

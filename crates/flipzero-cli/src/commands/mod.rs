@@ -2,4 +2,5 @@
 
 pub(crate) mod perft;
 pub(crate) mod replay;
+pub(crate) mod solve;
 pub(crate) mod variants;

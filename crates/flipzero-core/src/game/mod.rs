@@ -152,20 +152,26 @@ impl<W: Bitboard> Game<W> {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         let mut game = match rules.spec_start() {
-            StartSpec::Diagram(text) => return Ok(Self::from_text(rules, text)?),
+            StartSpec::Diagram(text) => Self::from_text(rules, text)?,
             StartSpec::Placement { .. } => Self::blank(rules)?,
             _ => Self::centred_start(rules)?,
         };
         game.coin = rng.random_bool(0.5);
         match rules.spec_start() {
             StartSpec::RandomPlies(plies) => {
-                for _ in 0..*plies {
-                    let decisions = game.legal_decisions(rules);
-                    if decisions.is_empty() {
-                        break;
+                // Whole turns: a multi-step turn is played to its end.
+                'plies: for _ in 0..*plies {
+                    loop {
+                        let decisions = game.legal_decisions(rules);
+                        if decisions.is_empty() {
+                            break 'plies;
+                        }
+                        let decision = decisions[rng.random_range(0..decisions.len())];
+                        game = game.play_unchecked(rules, decision);
+                        if !game.is_mid_turn() {
+                            break;
+                        }
                     }
-                    let decision = decisions[rng.random_range(0..decisions.len())];
-                    game = game.play_unchecked(rules, decision);
                 }
                 game.turns = 0;
             }
@@ -383,10 +389,22 @@ impl<W: Bitboard> Game<W> {
     /// The margin, Black minus White: under the rules' scoring once the game is over (the
     /// training target), the plain disc difference before.
     pub fn score(&self, rules: &Rules) -> i32 {
-        if self.over {
-            self.disc_margin(rules.scoring())
-        } else {
-            self.disc_margin(Scoring::Raw)
+        let raw = self.disc_margin(Scoring::Raw);
+        if !self.over || rules.scoring() == Scoring::Raw {
+            return raw;
+        }
+        // A result decided by a rule gives the empties to its winner (a draw splits them).
+        match self.decided {
+            None => self.disc_margin(rules.scoring()),
+            Some(Outcome::Draw) => raw,
+            Some(Outcome::Win(color)) => {
+                let empties = self.empty().count() as i32;
+                raw + if color == Color::Black {
+                    empties
+                } else {
+                    -empties
+                }
+            }
         }
     }
 
@@ -398,7 +416,9 @@ impl<W: Bitboard> Game<W> {
         if let Some(decided) = self.decided {
             return Some(decided);
         }
-        // Compare twice the margin with the komi in half discs.
+        // Compare twice the margin with the komi in half discs. Under wof scoring the margin
+        // is first recorded as Othello records it (empties to the side with more discs), then
+        // compared with the komi.
         let margin = 2 * self.score(rules) - i32::from(self.komi_halves);
         let black_ahead = match rules.spec().objective {
             Objective::Line {
@@ -598,12 +618,18 @@ impl<W: Bitboard> Game<W> {
         let Some(ply4) = self.centre_ply(rules) else {
             let mut sets = self.placements(rules);
             if let Some(neutral) = rules.spec().neutral {
-                // A drop needs a square left for the neutral after the disc is placed.
+                // A drop needs a square left for the neutral after the disc is placed (and
+                // the neutrals it flips have become discs a neutral may be dropped beside).
+                let mover = self.side_to_move;
                 sets[0] = sets[0]
                     .indices()
                     .filter(|&index| {
+                        let flipped =
+                            self.tables
+                                .flips([self.discs(mover); 4], self.through(mover), index);
+                        let placed = W::square(index);
                         !self
-                            .neutral_squares_after(neutral.placement, W::square(index))
+                            .neutral_squares_after(neutral.placement, placed, flipped)
                             .is_empty()
                     })
                     .fold(W::EMPTY, |set, index| set | W::square(index));
@@ -626,13 +652,17 @@ impl<W: Bitboard> Game<W> {
         }
     }
 
-    /// Squares where a neutral may be dropped once `placed` is occupied.
-    fn neutral_squares_after(&self, placement: NeutralPlacement, placed: W) -> W {
+    /// Squares where a neutral may be dropped once a disc is on `placed` and the neutrals in
+    /// `flipped` have turned to its colour.
+    fn neutral_squares_after(&self, placement: NeutralPlacement, placed: W, flipped: W) -> W {
         let empty = self.empty() & !placed;
         match placement {
             NeutralPlacement::Anywhere => empty,
             NeutralPlacement::Adjacent => {
-                empty & self.tables.dilate(self.black | self.white | placed)
+                empty
+                    & self
+                        .tables
+                        .dilate(self.black | self.white | placed | flipped)
             }
         }
     }
@@ -777,7 +807,7 @@ impl<W: Bitboard> Game<W> {
                     .map(|n| n.placement)
                     .unwrap_or_default();
                 squares(
-                    self.neutral_squares_after(placement, W::EMPTY),
+                    self.neutral_squares_after(placement, W::EMPTY, W::EMPTY),
                     0,
                     &mut decisions,
                 );
@@ -873,9 +903,9 @@ impl<W: Bitboard> Game<W> {
             (Phase::Bid, Decision::Bid(bid)) => {
                 match self.first_bid {
                     None => {
+                        // Bids come before the game: they do not count as its turns.
                         next.first_bid = Some(bid);
                         next.side_to_move = mover.opponent();
-                        next.turns += 1;
                     }
                     Some(first) => {
                         // The higher bid plays White; the first bidder bid as the first player.
@@ -890,7 +920,6 @@ impl<W: Bitboard> Game<W> {
                         next.first_bid = None;
                         next.phase = Phase::TurnStart;
                         next.side_to_move = rules.first_player();
-                        next.turns += 1;
                         next.finish_turn_checks(rules);
                     }
                 }
@@ -911,13 +940,17 @@ impl<W: Bitboard> Game<W> {
                     let other = mover.opponent();
                     next.set_discs(other, self.discs(other) | bit);
                     next.ko = Some(square);
-                    next.end_turn(rules, false);
+                    next.check_line(rules, other);
+                    if !next.over {
+                        next.end_turn(rules, false);
+                    }
                     return next;
                 }
                 if !(self.neutral & bit).is_empty() {
                     let flipped = self.swap_flips(square.index());
                     next = self.apply_swap(square.index(), flipped);
                     next.phase = Phase::SwapSecond { swapped: bit };
+                    next.check_line(rules, mover);
                     return next;
                 }
                 let centre_fill =
@@ -960,6 +993,10 @@ impl<W: Bitboard> Game<W> {
                 next.phase = Phase::SwapNeutralise {
                     swapped: swapped | W::square(square.index()),
                 };
+                next.check_line(rules, mover);
+                if next.over {
+                    return next;
+                }
                 if next.neutralisable(rules, swapped).is_empty() {
                     next.end_turn(rules, false);
                 }
@@ -1054,6 +1091,11 @@ impl<W: Bitboard> Game<W> {
                 }
             }
         }
+        self.check_line(rules, color);
+    }
+
+    /// Under a line objective, ends the game when `color` owns a whole line.
+    fn check_line(&mut self, rules: &Rules, color: Color) {
         if matches!(rules.spec().objective, Objective::Line { .. })
             && self.tables.has_line(self.discs(color))
         {

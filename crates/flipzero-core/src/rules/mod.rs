@@ -191,6 +191,12 @@ impl TryFrom<RulesSpec> for Rules {
                         "colour discs need the discs of the start on the board",
                     ));
                 }
+                if spec.protocol == Protocol::Progressive {
+                    return Err(invalid(
+                        "supply.colour-discs",
+                        "colour discs cannot combine with progressive turns",
+                    ));
+                }
                 match choice {
                     ColourChoice::Alternating => 1,
                     ColourChoice::Free => 2,
@@ -249,6 +255,17 @@ impl TryFrom<RulesSpec> for Rules {
                 Komi::Bid { min, max }
             }
         };
+        if matches!(komi, Komi::Bid { .. })
+            && matches!(
+                spec.start,
+                StartSpec::RandomPlies(_) | StartSpec::OpeningList(_)
+            )
+        {
+            return Err(invalid(
+                "komi.bid",
+                "a bid phase cannot combine with a random opening (the bids come first)",
+            ));
+        }
         if komi != Komi::None && matches!(spec.objective, Objective::Line { .. }) {
             return Err(invalid(
                 "komi",

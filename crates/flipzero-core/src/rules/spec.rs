@@ -109,7 +109,8 @@ pub enum StartSpec {
     TwoPatterns,
     /// Any position, in the one-line text format of the variant.
     Diagram(String),
-    /// The cross start followed by this many uniformly random legal plies.
+    /// The cross start followed by this many uniformly random legal turns (each turn's
+    /// decisions drawn one by one).
     RandomPlies(u8),
     /// The cross start followed by one of these move lists, drawn at random.
     OpeningList(Vec<String>),
@@ -300,8 +301,10 @@ pub enum KomiSpec {
     None,
     /// A fixed komi K, a multiple of 0.5: Black wins when black - white > K.
     Fixed(f64),
-    /// A bid phase: each player bids the disc difference they expect in White's favour,
-    /// between `min` and `max`; the higher bid plays White, and K = -(b1 + b2) / 2.
+    /// A bid phase: each player bids the disc difference they expect in White's favour, a
+    /// whole number between `min` and `max`; the higher bid plays White, and
+    /// K = -(b1 + b2) / 2. Under wof scoring the final difference is recorded as Othello
+    /// records it (empties to the side with more discs) before it is compared with K.
     Bid {
         /// Lowest bid.
         min: i8,

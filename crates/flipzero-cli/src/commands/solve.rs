@@ -1,0 +1,86 @@
+//! `flipzero solve`: exact scores of the positions of an OBF file.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Context;
+use clap::Args;
+use flipzero_engine::{obf, solve};
+
+/// Arguments of `flipzero solve`.
+#[derive(Debug, Args)]
+pub(crate) struct SolveArgs {
+    /// An OBF file: one position per line, optionally followed by `; MOVE:SCORE` pairs.
+    file: PathBuf,
+    /// Print one JSON object per position.
+    #[arg(long)]
+    json: bool,
+}
+
+pub(crate) fn run(args: &SolveArgs) -> anyhow::Result<()> {
+    let text = std::fs::read_to_string(&args.file)
+        .with_context(|| format!("reading {}", args.file.display()))?;
+    let lines = obf::parse(&text).with_context(|| format!("{}", args.file.display()))?;
+    let mut out = std::io::stdout().lock();
+    if !args.json {
+        writeln!(
+            out,
+            "{:>4} {:>6} {:>6} {:<12} {:>12} {:>9} {:>12}",
+            "line", "empty", "score", "best", "nodes", "seconds", "nodes/s"
+        )?;
+    }
+    let (mut total_nodes, mut total_seconds) = (0u64, 0f64);
+    for line in &lines {
+        let started = Instant::now();
+        let solution = solve(&line.position);
+        let seconds = started.elapsed().as_secs_f64();
+        total_nodes += solution.nodes;
+        total_seconds += seconds;
+        let geometry = line.position.geometry();
+        let best: Vec<String> = solution
+            .best_moves
+            .iter()
+            .map(|&square| geometry.square_name(square).to_string())
+            .collect();
+        let published = line.scores.first().map(|&(_, score)| score);
+        if args.json {
+            let record = serde_json::json!({
+                "line": line.line,
+                "empties": line.position.empty().count_ones(),
+                "score": solution.score,
+                "best_moves": best,
+                "nodes": solution.nodes,
+                "seconds": seconds,
+                "published_score": published,
+            });
+            writeln!(out, "{record}")?;
+        } else {
+            let mark = match published {
+                Some(score) if score != solution.score => format!("  (published {score:+})"),
+                _ => String::new(),
+            };
+            writeln!(
+                out,
+                "{:>4} {:>6} {:>+6} {:<12} {:>12} {:>9.3} {:>12.0}{mark}",
+                line.line,
+                line.position.empty().count_ones(),
+                solution.score,
+                best.join(","),
+                solution.nodes,
+                seconds,
+                solution.nodes as f64 / seconds.max(1e-9)
+            )?;
+        }
+        out.flush()?;
+    }
+    if !args.json {
+        writeln!(
+            out,
+            "total: {} positions, {total_nodes} nodes, {total_seconds:.3} s, {:.0} nodes/s",
+            lines.len(),
+            total_nodes as f64 / total_seconds.max(1e-9)
+        )?;
+    }
+    Ok(())
+}

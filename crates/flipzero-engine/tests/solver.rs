@@ -1,0 +1,86 @@
+//! The solver against published exact scores (FFO suite) and against plain minimax.
+
+use flipzero_core::{Geometry, Position, Square};
+use flipzero_engine::{obf, solve};
+
+fn suite(name: &str) -> Vec<obf::ObfLine> {
+    let path = format!("{}/../../tests/data/ffo/{name}", env!("CARGO_MANIFEST_DIR"));
+    obf::parse(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+fn check_published(line: &obf::ObfLine) {
+    let solution = solve(&line.position);
+    let (first_move, best_score) = line.scores[0];
+    assert_eq!(
+        solution.score, best_score,
+        "line {}: {}",
+        line.line, line.position
+    );
+    let published_best: Vec<Square> = line
+        .scores
+        .iter()
+        .filter(|(_, score)| *score == best_score)
+        .map(|(square, _)| *square)
+        .collect();
+    assert!(
+        solution.best_moves.contains(&first_move),
+        "line {}",
+        line.line
+    );
+    assert_eq!(
+        solution.best_moves.len(),
+        published_best.len(),
+        "line {}",
+        line.line
+    );
+}
+
+#[test]
+fn ffo_1_to_19_reach_their_published_scores() {
+    for line in suite("fforum-1-19.obf") {
+        check_published(&line);
+    }
+}
+
+#[test]
+#[ignore = "20 to 26 empties: seconds each in release"]
+fn ffo_20_to_39_reach_their_published_scores() {
+    for line in suite("fforum-20-39.obf") {
+        check_published(&line);
+    }
+}
+
+/// Plain minimax over the whole tree, with the pass rule and empties to the winner.
+fn minimax(position: &Position<u64>) -> i32 {
+    if position.is_game_over() {
+        let difference =
+            position.player().count_ones() as i32 - position.opponent().count_ones() as i32;
+        return difference + difference.signum() * position.empty().count_ones() as i32;
+    }
+    if position.legal_moves() == 0 {
+        return -minimax(&position.pass_unchecked());
+    }
+    position
+        .legal_squares()
+        .map(|square| -minimax(&position.play_unchecked(square)))
+        .max()
+        .unwrap()
+}
+
+#[test]
+fn the_solver_equals_minimax_on_small_boards_and_late_positions() {
+    // 4x4 from the start: the whole game.
+    let four = Position::start(Geometry::<u64>::get(4, 4).unwrap());
+    assert_eq!(solve(&four).score, minimax(&four));
+    // Positions with 9 empties from random FFO lines, played forward.
+    for line in suite("fforum-1-19.obf").iter().take(6) {
+        let mut position = line.position;
+        while position.empty().count_ones() > 9 {
+            position = match position.legal_squares().next() {
+                Some(square) => position.play_unchecked(square),
+                None => position.pass_unchecked(),
+            };
+        }
+        assert_eq!(solve(&position).score, minimax(&position), "{position}");
+    }
+}
