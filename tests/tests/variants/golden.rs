@@ -397,3 +397,47 @@ fn random_openings_end_on_a_turn_boundary() {
         assert!(!game.is_mid_turn(), "seed {seed}: {}", game.to_text(&rules));
     }
 }
+
+#[test]
+fn state_text_that_no_game_reaches_is_refused() {
+    let empty = "-".repeat(64);
+    let cases = [
+        (
+            Preset::Rotation,
+            format!("{empty} X phase=orient"),
+            "pending=",
+        ),
+        (
+            Preset::Othello,
+            format!("{empty} X phase=drop"),
+            "no such phase",
+        ),
+        (
+            Preset::Neuversi,
+            format!("{empty} X phase=swap pending=a1"),
+            "pending=",
+        ),
+        (
+            Preset::Othello,
+            format!("{empty} X bid=3"),
+            "not a bid of these rules",
+        ),
+        (
+            Preset::Othello,
+            format!("{empty} X colour=red"),
+            "unknown field",
+        ),
+        (
+            Preset::Othello,
+            format!("{empty} X komi=0.3"),
+            "multiple of 0.5",
+        ),
+    ];
+    for (preset, text, expected) in cases {
+        let rules = rules(preset);
+        let error = Game::<u64>::from_text(&rules, &text)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains(expected), "{text}: {error}");
+    }
+}

@@ -413,6 +413,37 @@ impl<W: Bitboard> Game<W> {
                 },
                 _ => return Err(bad_field(&format!("phase={name}"), "unknown phase")),
             };
+            let field = format!("phase={name}");
+            let spec = rules.spec();
+            let allowed = match game.phase {
+                Phase::Bid => matches!(rules.komi(), Komi::Bid { .. }),
+                Phase::TurnStart => true,
+                Phase::NeutralDrop | Phase::SwapSecond { .. } | Phase::SwapNeutralise { .. } => {
+                    spec.neutral.is_some()
+                }
+                Phase::Orient { .. } => rules.mover_orients_flips(),
+                Phase::SecondPlacement { .. } => {
+                    spec.protocol == crate::rules::Protocol::Progressive
+                }
+            };
+            if !allowed {
+                return Err(bad_field(&field, "these rules have no such phase"));
+            }
+            let mover = game.discs(game.side_to_move);
+            let pending_ok = match game.phase {
+                // The swapped squares and the discs to orient are the mover's discs.
+                Phase::SwapSecond { swapped } | Phase::SwapNeutralise { swapped } => {
+                    !swapped.is_empty() && (swapped & !mover).is_empty()
+                }
+                Phase::Orient { pending } => !pending.is_empty() && (pending & !mover).is_empty(),
+                _ => pending.is_empty(),
+            };
+            if !pending_ok {
+                return Err(bad_field(
+                    &field,
+                    "`pending=` must list the mover's discs this phase works on (and only then)",
+                ));
+            }
         }
         if game.decided.is_some()
             || (game.phase == Phase::TurnStart

@@ -402,7 +402,8 @@ impl Rules {
         squares + 1 + orientations + bids
     }
 
-    pub(crate) fn mover_orients_flips(&self) -> bool {
+    /// Whether the mover orients each flipped disc with a decision of its own (rotation).
+    pub fn mover_orients_flips(&self) -> bool {
         self.spec
             .orientation
             .is_some_and(|orientation| orientation.flipped == FlippedOrientation::MoverChooses)
