@@ -50,12 +50,20 @@ pub fn decision_name<W: Bitboard>(
     match decision {
         Decision::Square { square, option } => {
             let name = geometry.square_name(square).to_string();
-            if orientation_suffix(rules) {
-                format!("{name}{}", Orientation::ALL[usize::from(option)].symbol())
+            let suffix = if orientation_suffix(rules) {
+                Orientation::ALL
+                    .get(usize::from(option))
+                    .map(|o| o.symbol())
             } else if colour_suffix(rules) {
-                format!("{name}{}", ['X', 'O'][usize::from(option)])
+                ['X', 'O'].get(usize::from(option)).copied()
             } else {
-                name
+                None
+            };
+            match (suffix, option) {
+                (Some(suffix), _) => format!("{name}{suffix}"),
+                (None, 0) => name,
+                // Only a decision no rules produce has another option; name it plainly.
+                (None, option) => format!("{name}/{option}"),
             }
         }
         Decision::Pass => "pass".to_owned(),
@@ -65,7 +73,11 @@ pub fn decision_name<W: Bitboard>(
 }
 
 /// The legal decisions in a few words, for error messages.
-pub fn legal_summary<W: Bitboard>(rules: &Rules, game: &Game<W>, legal: &[Decision]) -> String {
+pub(crate) fn legal_summary<W: Bitboard>(
+    rules: &Rules,
+    game: &Game<W>,
+    legal: &[Decision],
+) -> String {
     if legal.is_empty() {
         return "no decision is legal".to_owned();
     }

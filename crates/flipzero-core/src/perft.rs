@@ -157,7 +157,8 @@ pub fn perft<W: Bitboard>(position: &Position<W>, depth: u32) -> u64 {
 /// Perft with a chosen kernel (to test and compare them).
 ///
 /// # Panics
-/// When the CPU lacks the kernel's features.
+/// When the CPU lacks the kernel's features. On other architectures than x86-64 every
+/// kernel is the portable one.
 pub fn perft_with_kernel<W: Bitboard>(position: &Position<W>, depth: u32, kernel: Kernel) -> u64 {
     perft_raw(
         position.geometry(),

@@ -354,9 +354,7 @@ impl<W: Bitboard> Position<W> {
         match scoring {
             Scoring::Raw => difference,
             Scoring::WinnerTakesEmpties => {
-                // A draw splits the empties evenly, so the margin stays 0.
-                let empties = self.empty().count() as i32;
-                difference + difference.signum() * empties
+                winner_takes_empties(difference, self.empty().count() as i32)
             }
         }
     }
@@ -399,6 +397,12 @@ impl<W: Bitboard> Position<W> {
             side_to_move: self.side_to_move,
         }
     }
+}
+
+/// A disc difference with the empty squares given to the side ahead (RULES.md section 2); a
+/// draw splits them evenly, so its margin stays 0.
+pub fn winner_takes_empties(difference: i32, empties: i32) -> i32 {
+    difference + difference.signum() * empties
 }
 
 /// A strong 64-bit mixer (the finaliser of SplitMix64).

@@ -139,11 +139,13 @@ pub fn text_shape(text: &str) -> Result<(u8, u8), TextError> {
 /// As [`Position::from_diagram`].
 pub fn diagram_shape(text: &str) -> Result<(u8, u8), TextError> {
     let diagram = read_diagram(text)?;
-    Ok((diagram.rows.len() as u8, diagram.rows[0].len() as u8))
+    Ok((diagram.rows, diagram.cols))
 }
 
 struct Diagram {
-    rows: Vec<Vec<Option<Color>>>,
+    cells: Vec<Vec<Option<Color>>>,
+    rows: u8,
+    cols: u8,
     side_to_move: Color,
 }
 
@@ -191,10 +193,9 @@ fn read_diagram(text: &str) -> Result<Diagram, TextError> {
                 rows.push(row);
             }
             header
-                if header
-                    .iter()
-                    .enumerate()
-                    .all(|(i, letter)| *letter == char::from(b'a' + i as u8).to_string()) => {}
+                if header.iter().enumerate().all(|(i, letter)| {
+                    letter.len() == 1 && letter.as_bytes()[0] as usize == usize::from(b'a') + i
+                }) => {}
             _ => {
                 return Err(bad(format!(
                     "`{}` is not a column header, a numbered row or `X to move`",
@@ -204,10 +205,23 @@ fn read_diagram(text: &str) -> Result<Diagram, TextError> {
         }
     }
     let side_to_move = side_to_move.ok_or(TextError::MissingSideToMove)?;
-    if rows.is_empty() {
-        return Err(TextError::UnknownShape { found: 0 });
-    }
-    Ok(Diagram { rows, side_to_move })
+    let side = |count: usize| {
+        u8::try_from(count)
+            .ok()
+            .filter(|n| (1..=MAX_SIDE).contains(n))
+    };
+    let first_row = rows.first().map_or(0, Vec::len);
+    let (Some(row_count), Some(col_count)) = (side(rows.len()), side(first_row)) else {
+        return Err(TextError::UnknownShape {
+            found: rows.iter().map(Vec::len).sum(),
+        });
+    };
+    Ok(Diagram {
+        cells: rows,
+        rows: row_count,
+        cols: col_count,
+        side_to_move,
+    })
 }
 
 impl<W: Bitboard> Position<W> {
@@ -268,9 +282,9 @@ impl<W: Bitboard> Position<W> {
     /// A [`TextError`] naming the offending line.
     pub fn from_diagram(text: &str) -> Result<Self, TextError> {
         let diagram = read_diagram(text)?;
-        let geometry = Geometry::<W>::get(diagram.rows.len() as u8, diagram.rows[0].len() as u8)?;
+        let geometry = Geometry::<W>::get(diagram.rows, diagram.cols)?;
         let (mut black, mut white) = (W::EMPTY, W::EMPTY);
-        for (index, disc) in diagram.rows.iter().flatten().enumerate() {
+        for (index, disc) in diagram.cells.iter().flatten().enumerate() {
             match disc {
                 Some(Color::Black) => black |= W::square(index as u32),
                 Some(Color::White) => white |= W::square(index as u32),

@@ -6,10 +6,11 @@
 //! quadrant-parity ordering near it, and the last empty square scored without playing it.
 
 use flipzero_core::movegen::{Layout, SquareBoard, flips, legal_moves};
+use flipzero_core::position::winner_takes_empties;
 use flipzero_core::{Bitboard, Geometry, Position, Square};
 
-/// Below this many empties, moves are ordered by quadrant parity instead of mobility: the
-/// mobility count costs more than it saves so close to the end.
+/// At this many empties or fewer, moves are ordered by quadrant parity instead of mobility:
+/// the mobility count costs more than it saves so close to the end.
 const FASTEST_FIRST_EMPTIES: u32 = 7;
 /// Below this many empties the transposition table is not consulted.
 const TABLE_EMPTIES: u32 = 9;
@@ -75,7 +76,7 @@ impl<W: Bitboard, L: Layout<W>> Search<W, L> {
     fn final_score(&self, player: W, opponent: W) -> i32 {
         let difference = player.count() as i32 - opponent.count() as i32;
         let empties = (self.squares - (player | opponent).count()) as i32;
-        difference + difference.signum() * empties
+        winner_takes_empties(difference, empties)
     }
 
     /// The score with one empty square left, without building the children.
@@ -225,11 +226,7 @@ fn quadrants<W: Bitboard>(geometry: &Geometry<W>) -> [W; 4] {
     quadrants
 }
 
-fn solve_with<W: Bitboard, L: Layout<W>>(
-    position: &Position<W>,
-    layout: L,
-    all_best: bool,
-) -> Solution {
+fn solve_with<W: Bitboard, L: Layout<W>>(position: &Position<W>, layout: L) -> Solution {
     let geometry = position.geometry();
     let mut search = Search {
         layout,
@@ -253,15 +250,15 @@ fn solve_with<W: Bitboard, L: Layout<W>>(
             nodes: search.nodes.max(1),
         };
     }
-    // Each root move gets an exact score (a full window) when every best move is wanted;
-    // otherwise only the best.
+    // The window (best - 1, limit) gives an exact score to every move that ties the best, so
+    // that all best moves are found.
     let mut best = -limit - 1;
     let mut best_moves = Vec::new();
     for index in search.order(player, opponent, position.legal_moves(), empties, None) {
         let flipped = flips(layout, player, opponent, index);
         let (next_player, next_opponent) =
             (opponent ^ flipped, player | flipped | W::square(index));
-        let alpha = if all_best { best - 1 } else { best };
+        let alpha = best - 1;
         let score = -search.search(
             next_player,
             next_opponent,
@@ -291,12 +288,12 @@ pub fn solve<W: Bitboard>(position: &Position<W>) -> Solution {
     macro_rules! constant_side {
         ($($side:literal)*) => {
             $(if let Some(layout) = SquareBoard::<W, $side>::new(geometry) {
-                return solve_with(position, layout, true);
+                return solve_with(position, layout);
             })*
         };
     }
     if W::BITS == 64 {
         constant_side!(4 6 8);
     }
-    solve_with(position, geometry, true)
+    solve_with(position, geometry)
 }

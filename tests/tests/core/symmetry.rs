@@ -39,7 +39,7 @@ fn symmetries_commute_with_moves_on_every_shape() {
 }
 
 #[test]
-fn the_start_is_symmetric_under_the_diagonal_mirrors_only() {
+fn the_start_is_fixed_by_the_half_turn_and_the_diagonal_mirrors_only() {
     let start = Position::start(flipzero_core::Geometry::<u64>::get(8, 8).unwrap());
     let fixing: Vec<Symmetry> = Symmetry::ALL
         .into_iter()

@@ -149,7 +149,7 @@ fn gomullo_wins_at_once_on_a_full_line() {
     let end = replay(&gomullo, &game, "h1").unwrap();
     assert!(end.is_over());
     assert_eq!(end.outcome(&gomullo), Some(Outcome::Win(Color::Black)));
-    // The same move under Othello rules is an ordinary move and White is far ahead.
+    // The same move under Othello rules fills the board, and White, far ahead, wins.
     let othello = rules(Preset::Othello);
     let plain = replay(
         &othello,
@@ -157,7 +157,8 @@ fn gomullo_wins_at_once_on_a_full_line() {
         "h1",
     )
     .unwrap();
-    assert!(!plain.is_over() || plain.outcome(&othello) != Some(Outcome::Win(Color::Black)));
+    assert!(plain.is_over());
+    assert_eq!(plain.outcome(&othello), Some(Outcome::Win(Color::White)));
 }
 
 #[test]

@@ -41,16 +41,30 @@ pub(crate) fn run(args: &PerftArgs) -> anyhow::Result<()> {
     if let Some(variant) = &args.variant {
         let rules =
             Rules::load(variant, args.size).with_context(|| format!("--variant {variant}"))?;
-        // Plain Othello (any scoring) takes the bitboard fast path.
+        // Plain Othello on a square plane board (any scoring) takes the bitboard fast path.
         let mut othello = Preset::Othello.spec(Some(rules.rows()));
-        othello.board = rules.spec().board;
         othello.scoring = rules.spec().scoring;
         if *rules.spec() != othello {
             return count_variant(&rules, args);
         }
     }
+    if args.portable && args.threads > 1 {
+        bail!("--portable applies to single-threaded perft only");
+    }
     let (rows, cols) = match &args.position {
-        Some(text) => flipzero_core::text_shape(text).context("--position")?,
+        Some(text) => {
+            let shape = flipzero_core::text_shape(text).context("--position")?;
+            if let Some(size) = args.size
+                && shape != (size, size)
+            {
+                bail!(
+                    "--size {size} does not match the {}x{} board of --position",
+                    shape.0,
+                    shape.1
+                );
+            }
+            shape
+        }
         None => (args.size.unwrap_or(8), args.size.unwrap_or(8)),
     };
     flipzero_core::with_width!(u32::from(rows) * u32::from(cols), W => {
@@ -68,9 +82,6 @@ fn count_othello<W: Bitboard>(position: &Position<W>, args: &PerftArgs) -> anyho
     } else {
         Kernel::detect()
     };
-    if args.threads > 1 && args.portable {
-        bail!("--portable applies to single-threaded perft only");
-    }
     let title = format!(
         "perft {} from {position}, {} thread(s), {} kernel",
         position.geometry().size_name(),
@@ -87,6 +98,9 @@ fn count_othello<W: Bitboard>(position: &Position<W>, args: &PerftArgs) -> anyho
 }
 
 fn count_variant(rules: &Rules, args: &PerftArgs) -> anyhow::Result<()> {
+    if args.portable {
+        bail!("--portable chooses the Othello fast path's kernel; the variant engine has one");
+    }
     flipzero_core::with_width!(rules.square_count(), W => {
         let start = match &args.position {
             Some(text) => Game::<W>::from_text(rules, text).context("--position")?,

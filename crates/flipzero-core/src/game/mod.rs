@@ -76,6 +76,14 @@ pub enum StartError {
     /// The start position's text does not parse.
     #[error(transparent)]
     Text(#[from] GameTextError),
+    /// A player's supply is smaller than the discs the start gives them.
+    #[error("the supply is smaller than the {on_board} discs {color} starts with")]
+    Supply {
+        /// The player.
+        color: Color,
+        /// Their discs on the start position.
+        on_board: u16,
+    },
     /// A move of an opening list is illegal.
     #[error("opening move {index}: {error}")]
     Opening {
@@ -381,7 +389,7 @@ impl<W: Bitboard> Game<W> {
         match scoring {
             Scoring::Raw => difference,
             Scoring::WinnerTakesEmpties => {
-                difference + difference.signum() * self.empty().count() as i32
+                crate::position::winner_takes_empties(difference, self.empty().count() as i32)
             }
         }
     }
@@ -433,48 +441,6 @@ impl<W: Bitboard> Game<W> {
             -1 => Outcome::Win(Color::White),
             _ => Outcome::Draw,
         })
-    }
-
-    /// A 64-bit key of everything that decides the future of the game but the history.
-    pub fn hash(&self) -> u64 {
-        let mut key = 0x9e37_79b9_7f4a_7c15 ^ (self.side_to_move as u64);
-        let mut mix = |word: u64| {
-            key = (key ^ word).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            key ^= key >> 31;
-        };
-        for set in [
-            self.black,
-            self.white,
-            self.neutral,
-            self.cross,
-            self.group_a,
-        ] {
-            set.words().for_each(&mut mix);
-        }
-        let phase = match self.phase {
-            Phase::Bid => 1,
-            Phase::TurnStart => 2,
-            Phase::NeutralDrop => 3,
-            Phase::SwapSecond { .. } => 4,
-            Phase::SwapNeutralise { .. } => 5,
-            Phase::Orient { .. } => 6,
-            Phase::SecondPlacement { first_in_group_a } => 7 + u64::from(first_in_group_a),
-        };
-        mix(phase);
-        if let Phase::SwapSecond { swapped }
-        | Phase::SwapNeutralise { swapped }
-        | Phase::Orient { pending: swapped } = self.phase
-        {
-            swapped.words().for_each(&mut mix);
-        }
-        mix(self.ko.map_or(u64::MAX, |square| u64::from(square.0)));
-        for [own, other] in self.supply {
-            mix(u64::from(own) << 16 | u64::from(other));
-        }
-        mix((self.next_colour[0] as u64) << 1 | self.next_colour[1] as u64);
-        mix(u64::from(self.passes));
-        mix(self.komi_halves as u64);
-        key
     }
 
     fn record_turn_start(&mut self, rules: &Rules) {

@@ -361,8 +361,19 @@ impl<W: Bitboard> Game<W> {
                             .map_err(|error| bad_field(token, error.to_string()))?,
                     );
                 }
-                "passes" => game.passes = number(value)? as u8,
-                "turns" => game.turns = number(value)?,
+                "passes" => {
+                    // Two passes end the game.
+                    game.passes = match number(value)? {
+                        passes @ 0..=2 => passes as u8,
+                        _ => return Err(bad_field(token, "expected 0, 1 or 2")),
+                    };
+                }
+                "turns" => {
+                    game.turns = number(value)?;
+                    if game.turns > 10_000 {
+                        return Err(bad_field(token, "more turns than any game has"));
+                    }
+                }
                 "komi" => {
                     let komi: f64 = value
                         .parse()

@@ -460,8 +460,8 @@ impl Rules {
             )),
             offset => match self.komi {
                 Komi::Bid { min, max } => {
-                    let bid = i16::from(min) + (offset - 1 - orientations) as i16;
-                    (bid <= i16::from(max)).then_some(Decision::Bid(bid as i8))
+                    let bid = i64::from(min) + (offset - 1 - orientations) as i64;
+                    (bid <= i64::from(max)).then_some(Decision::Bid(bid as i8))
                 }
                 _ => None,
             },

@@ -21,7 +21,7 @@ pub enum Preset {
     Parallel,
     /// Othello with a komi bid phase.
     Komi,
-    /// Othello with a fixed komi of -2.5 (Black must win by 3).
+    /// Othello with a fixed komi of -2.5 (White must win by 3).
     KomiFixed,
     /// Othello from 8 random plies.
     RandomOpening,
@@ -102,7 +102,7 @@ impl Preset {
             }
             Preset::Parallel => "Othello from the parallel start (d4, d5 black; e4, e5 white)",
             Preset::Komi => "Othello with a bid phase: the higher bid plays White, komi -(b1+b2)/2",
-            Preset::KomiFixed => "Othello with a fixed komi of -2.5: Black must win by 3 or more",
+            Preset::KomiFixed => "Othello with a fixed komi of -2.5: White must win by 3 or more",
             Preset::RandomOpening => "Othello from 8 uniformly random plies (ballot openings)",
             Preset::Anti => "anti-Othello: fewer discs wins, a player with no discs left wins",
             Preset::Gomullo => {
@@ -126,7 +126,7 @@ impl Preset {
         }
     }
 
-    /// Whether the board side may be changed from the default.
+    /// The board side of the preset when none is given.
     pub fn default_side(self) -> u8 {
         match self {
             Preset::Biversi => 10,
