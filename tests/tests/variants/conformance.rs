@@ -1,6 +1,6 @@
 //! Random games to the end on every preset and size, checking the engine's invariants.
 
-use flipzero_core::rules::{Komi, Objective, SupplySpec};
+use flipzero_core::rules::{Komi, Objective};
 use flipzero_core::{Bitboard, Color, Decision, Game, Outcome, Phase, Rules, Scoring, Symmetry};
 use rand::Rng;
 
