@@ -69,6 +69,51 @@ impl<W: Bitboard, const SIDE: u8> Layout<W> for SquareBoard<W, SIDE> {
     }
 }
 
+/// Evaluates `$body` with `$layout` bound to the fastest layout of a board: a [`SquareBoard`]
+/// with its side as a constant for the square boards of even side (those that fit `$W`), the
+/// [`Geometry`] itself otherwise. `$body` is compiled once per layout.
+///
+/// ```
+/// use flipzero_core::{Geometry, movegen};
+///
+/// let geometry = Geometry::<u64>::get(8, 8)?;
+/// let start = (0x0000_0008_1000_0000u64, 0x0000_0010_0800_0000u64);
+/// let moves = flipzero_core::with_layout!(geometry, u64, |layout| {
+///     movegen::legal_moves(layout, start.0, start.1).count_ones()
+/// });
+/// assert_eq!(moves, 4);
+/// # Ok::<(), flipzero_core::GeometryError>(())
+/// ```
+#[macro_export]
+macro_rules! with_layout {
+    ($geometry:expr, $W:ty, |$layout:ident| $body:expr) => {{
+        let geometry: &'static $crate::Geometry<$W> = $geometry;
+        let run = || {
+            macro_rules! try_side {
+                ($side:literal) => {
+                    if let Some($layout) = $crate::movegen::SquareBoard::<$W, $side>::new(geometry)
+                    {
+                        return $body;
+                    }
+                };
+            }
+            if <$W as $crate::Bitboard>::BITS == 64 {
+                try_side!(4);
+                try_side!(6);
+                try_side!(8);
+            } else {
+                try_side!(10);
+                try_side!(12);
+                try_side!(14);
+                try_side!(16);
+            }
+            let $layout = geometry;
+            $body
+        };
+        run()
+    }};
+}
+
 /// The squares where `player` may move against `opponent`.
 #[inline(always)]
 pub fn legal_moves<W: Bitboard, L: Layout<W>>(layout: L, player: W, opponent: W) -> W {

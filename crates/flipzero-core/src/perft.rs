@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::bitboard::Bitboard;
 use crate::geometry::Geometry;
-use crate::movegen::{Layout, SquareBoard, flips, legal_moves};
+use crate::movegen::{Layout, flips, legal_moves};
 use crate::position::Position;
 
 /// A compiled variant of the perft kernel, chosen at run time from the CPU's features.
@@ -111,19 +111,9 @@ fn perft_raw<W: Bitboard>(
         return 1;
     }
     // Square boards get kernels compiled for their constant side.
-    macro_rules! constant_side {
-        ($($side:literal)*) => {
-            $(if let Some(layout) = SquareBoard::<W, $side>::new(geometry) {
-                return perft_layout(layout, player, opponent, depth, kernel);
-            })*
-        };
-    }
-    if W::BITS == 64 {
-        constant_side!(4 6 8);
-    } else {
-        constant_side!(10 12 14 16);
-    }
-    perft_layout(geometry, player, opponent, depth, kernel)
+    crate::with_layout!(geometry, W, |layout| perft_layout(
+        layout, player, opponent, depth, kernel
+    ))
 }
 
 fn perft_layout<W: Bitboard, L: Layout<W>>(

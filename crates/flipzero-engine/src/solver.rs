@@ -5,7 +5,7 @@
 //! table, fastest-first move ordering (fewest opponent replies first) far from the end,
 //! quadrant-parity ordering near it, and the last empty square scored without playing it.
 
-use flipzero_core::movegen::{Layout, SquareBoard, flips, legal_moves};
+use flipzero_core::movegen::{Layout, flips, legal_moves};
 use flipzero_core::position::winner_takes_empties;
 use flipzero_core::{Bitboard, Geometry, Position, Square};
 
@@ -284,16 +284,7 @@ fn solve_with<W: Bitboard, L: Layout<W>>(position: &Position<W>, layout: L) -> S
 
 /// Solves a position exactly: its score and every best move.
 pub fn solve<W: Bitboard>(position: &Position<W>) -> Solution {
-    let geometry = position.geometry();
-    macro_rules! constant_side {
-        ($($side:literal)*) => {
-            $(if let Some(layout) = SquareBoard::<W, $side>::new(geometry) {
-                return solve_with(position, layout);
-            })*
-        };
-    }
-    if W::BITS == 64 {
-        constant_side!(4 6 8);
-    }
-    solve_with(position, geometry)
+    flipzero_core::with_layout!(position.geometry(), W, |layout| solve_with(
+        position, layout
+    ))
 }

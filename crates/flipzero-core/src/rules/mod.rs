@@ -287,6 +287,13 @@ impl TryFrom<RulesSpec> for Rules {
     }
 }
 
+fn spec_from_toml(text: &str, source_name: &str) -> Result<RulesSpec, RulesError> {
+    toml::from_str(text).map_err(|error| RulesError::Toml {
+        source_name: source_name.to_owned(),
+        message: error.to_string(),
+    })
+}
+
 /// Discs of each colour that a start puts on the board.
 fn start_discs_per_player(start: &StartSpec) -> u16 {
     match start {
@@ -302,14 +309,12 @@ impl Rules {
     /// # Errors
     /// A parse error naming the line and field, or a validation error.
     pub fn from_toml(text: &str, source_name: &str) -> Result<Self, RulesError> {
-        let spec: RulesSpec = toml::from_str(text).map_err(|error| RulesError::Toml {
-            source_name: source_name.to_owned(),
-            message: error.to_string(),
-        })?;
-        Rules::try_from(spec)
+        Rules::try_from(spec_from_toml(text, source_name)?)
     }
 
-    /// Reads a preset by name (with an optional board side) or a TOML file by path.
+    /// Reads a preset by name (with an optional board side) or a TOML file by path. A side
+    /// given with a path changes only the file's board; size-dependent values in the file
+    /// (a line length, supplies) stay as written.
     ///
     /// # Errors
     /// An unknown name, an unreadable file, or invalid rules.
@@ -319,15 +324,12 @@ impl Rules {
             let preset: Preset = name_or_path.parse()?;
             return preset.rules(side);
         }
-        let path = Path::new(name_or_path);
-        let text = std::fs::read_to_string(path).map_err(|error| RulesError::Toml {
-            source_name: name_or_path.to_owned(),
-            message: error.to_string(),
-        })?;
-        let mut spec: RulesSpec = toml::from_str(&text).map_err(|error| RulesError::Toml {
-            source_name: name_or_path.to_owned(),
-            message: error.to_string(),
-        })?;
+        let text =
+            std::fs::read_to_string(Path::new(name_or_path)).map_err(|error| RulesError::Toml {
+                source_name: name_or_path.to_owned(),
+                message: error.to_string(),
+            })?;
+        let mut spec = spec_from_toml(&text, name_or_path)?;
         if let Some(side) = side {
             spec.board.rows = side;
             spec.board.cols = side;
