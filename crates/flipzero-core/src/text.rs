@@ -122,15 +122,62 @@ fn square_side(squares: usize) -> Option<u8> {
 /// # Errors
 /// As [`Position::from_text`], for the parts that decide the shape.
 pub fn text_shape(text: &str) -> Result<(u8, u8), TextError> {
+    let (rows, cols, _, _) = shape_and_squares(text)?;
+    Ok((rows, cols))
+}
+
+/// The shape, the square characters and the tokens after them, of the text before any `;`.
+fn shape_and_squares(
+    text: &str,
+) -> Result<(u8, u8, &str, std::str::SplitWhitespace<'_>), TextError> {
     let body = text.split(';').next().unwrap_or_default();
     let mut tokens = body.split_whitespace();
     let first = tokens.next().ok_or(TextError::Empty)?;
-    if first.contains(['x', 'X']) && first.bytes().next().is_some_and(|b| b.is_ascii_digit()) {
-        return parse_shape(first).ok_or_else(|| TextError::BadShape(first.to_owned()));
+    let (rows, cols, squares) =
+        if first.contains(['x', 'X']) && first.bytes().next().is_some_and(|b| b.is_ascii_digit()) {
+            let (rows, cols) =
+                parse_shape(first).ok_or_else(|| TextError::BadShape(first.to_owned()))?;
+            (rows, cols, tokens.next().unwrap_or_default())
+        } else {
+            let found = first.chars().count();
+            let side = square_side(found).ok_or(TextError::UnknownShape { found })?;
+            (side, side, first)
+        };
+    Ok((rows, cols, squares, tokens))
+}
+
+/// A one-line position split into its parts, shared by [`Position::from_text`] and the
+/// variant engine's text: the shape, the square characters (their count checked), the side
+/// to move, and the tokens after it.
+pub(crate) struct BoardText<'a> {
+    pub(crate) rows: u8,
+    pub(crate) cols: u8,
+    pub(crate) squares: &'a str,
+    pub(crate) side_to_move: Color,
+    pub(crate) fields: std::str::SplitWhitespace<'a>,
+}
+
+/// Splits a one-line position; anything after a `;` is ignored.
+pub(crate) fn split_board_text(text: &str) -> Result<BoardText<'_>, TextError> {
+    let (rows, cols, squares, mut fields) = shape_and_squares(text)?;
+    let expected = usize::from(rows) * usize::from(cols);
+    let found = squares.chars().count();
+    if found != expected {
+        return Err(TextError::WrongSquareCount {
+            rows,
+            cols,
+            expected,
+            found,
+        });
     }
-    let found = first.chars().count();
-    let side = square_side(found).ok_or(TextError::UnknownShape { found })?;
-    Ok((side, side))
+    let side_to_move = side_of(fields.next().ok_or(TextError::MissingSideToMove)?)?;
+    Ok(BoardText {
+        rows,
+        cols,
+        squares,
+        side_to_move,
+        fields,
+    })
 }
 
 /// The shape of a diagram, read without building it.
@@ -231,28 +278,9 @@ impl<W: Bitboard> Position<W> {
     /// A [`TextError`] naming what is wrong: the shape, a bad character and its square, a
     /// missing or bad side to move, or a shape wider than `W`.
     pub fn from_text(text: &str) -> Result<Self, TextError> {
-        let (rows, cols) = text_shape(text)?;
-        let geometry = Geometry::<W>::get(rows, cols)?;
-        let body = text.split(';').next().unwrap_or_default();
-        let mut tokens = body.split_whitespace();
-        let mut squares = tokens.next().ok_or(TextError::Empty)?;
-        if parse_shape(squares).is_some() {
-            squares = tokens.next().ok_or(TextError::WrongSquareCount {
-                rows,
-                cols,
-                expected: geometry.square_count() as usize,
-                found: 0,
-            })?;
-        }
-        let found = squares.chars().count();
-        if found != geometry.square_count() as usize {
-            return Err(TextError::WrongSquareCount {
-                rows,
-                cols,
-                expected: geometry.square_count() as usize,
-                found,
-            });
-        }
+        let mut board = split_board_text(text)?;
+        let geometry = Geometry::<W>::get(board.rows, board.cols)?;
+        let squares = board.squares;
         let (mut black, mut white) = (W::EMPTY, W::EMPTY);
         for (index, character) in squares.chars().enumerate() {
             let bit = W::square(index as u32);
@@ -268,11 +296,10 @@ impl<W: Bitboard> Position<W> {
                 }
             }
         }
-        let side_to_move = side_of(tokens.next().ok_or(TextError::MissingSideToMove)?)?;
-        if let Some(extra) = tokens.next() {
+        if let Some(extra) = board.fields.next() {
             return Err(TextError::TrailingText(extra.to_owned()));
         }
-        Ok(Position::new(geometry, black, white, side_to_move)?)
+        Ok(Position::new(geometry, black, white, board.side_to_move)?)
     }
 
     /// Parses an ASCII diagram as printed by [`Position::to_diagram`]: an optional column

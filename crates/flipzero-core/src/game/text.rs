@@ -23,7 +23,6 @@ use crate::bitboard::Bitboard;
 use crate::geometry::Square;
 use crate::position::{Color, Outcome};
 use crate::rules::{Komi, Rules, StartSpec, SupplySpec};
-use crate::text::text_shape;
 
 /// Variant position text that does not parse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -224,30 +223,16 @@ impl<W: Bitboard> Game<W> {
     /// # Errors
     /// A [`GameTextError`] naming the square or field at fault.
     pub fn from_text(rules: &Rules, text: &str) -> Result<Self, GameTextError> {
-        let (rows, cols) = text_shape(text)?;
-        if (rows, cols) != (rules.rows(), rules.cols()) {
+        let board = crate::text::split_board_text(text)?;
+        if (board.rows, board.cols) != (rules.rows(), rules.cols()) {
             return Err(GameTextError::WrongShape {
-                found: format!("{rows}x{cols}"),
+                found: format!("{}x{}", board.rows, board.cols),
                 expected: format!("{}x{}", rules.rows(), rules.cols()),
             });
         }
         let mut game = Self::blank(rules).map_err(|error| bad_field("board", error.to_string()))?;
         let geometry = game.geometry();
-        let mut tokens = text.split_whitespace();
-        let mut squares = tokens.next().ok_or(crate::text::TextError::Empty)?;
-        if squares.contains(['x', 'X']) && squares.starts_with(|c: char| c.is_ascii_digit()) {
-            squares = tokens.next().ok_or(crate::text::TextError::Empty)?;
-        }
-        let count = squares.chars().count();
-        if count != geometry.square_count() as usize {
-            return Err(crate::text::TextError::WrongSquareCount {
-                rows,
-                cols,
-                expected: geometry.square_count() as usize,
-                found: count,
-            }
-            .into());
-        }
+        let squares = board.squares;
         let oriented = rules.spec().orientation.is_some();
         for (index, character) in squares.chars().enumerate() {
             let bit = W::square(index as u32);
@@ -283,14 +268,7 @@ impl<W: Bitboard> Game<W> {
                 }
             }
         }
-        let side = tokens
-            .next()
-            .ok_or(crate::text::TextError::MissingSideToMove)?;
-        game.side_to_move = match side {
-            "X" | "x" | "*" => Color::Black,
-            "O" | "o" => Color::White,
-            other => return Err(crate::text::TextError::BadSideToMove(other.to_owned()).into()),
-        };
+        game.side_to_move = board.side_to_move;
         let defaults = Self::defaults(rules, &game);
         game.supply = defaults.supply;
         game.group_a = defaults.group_a;
@@ -298,10 +276,7 @@ impl<W: Bitboard> Game<W> {
         game.komi_halves = defaults.komi_halves;
         let mut pending = W::EMPTY;
         let mut phase_name = None;
-        for token in tokens {
-            if token.starts_with(';') {
-                break;
-            }
+        for token in board.fields {
             let (key, value) = token
                 .split_once('=')
                 .ok_or_else(|| bad_field(token, "expected key=value"))?;
