@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 command -v qemu-x86_64 >/dev/null || { echo "skipped: qemu-x86_64 not installed"; exit 0; }
 
 cargo build --release --bin flipzero
-binaries=$(cargo test -p flipzero-core -p flipzero-tests --no-run --message-format=json 2>/dev/null |
+binaries=$(cargo test -p flipzero-core -p flipzero-engine -p flipzero-tests --no-run --message-format=json 2>/dev/null |
   python3 -c 'import json, sys
 for line in sys.stdin:
     m = json.loads(line)

@@ -7,7 +7,7 @@
 
 use flipzero_core::movegen::{Layout, flips, legal_moves};
 use flipzero_core::position::winner_takes_empties;
-use flipzero_core::{Bitboard, Geometry, Position, Square};
+use flipzero_core::{Bitboard, Geometry, Kernel, Position, Square};
 
 /// At this many empties or fewer, moves are ordered by quadrant parity instead of mobility:
 /// the mobility count costs more than it saves so close to the end.
@@ -65,6 +65,7 @@ fn key<W: Bitboard>(player: W, opponent: W) -> u64 {
 
 /// The solver's state for one board shape.
 struct Search<W: Bitboard, L: Layout<W>> {
+    kernel: Kernel,
     layout: L,
     quadrants: [W; 4],
     squares: u32,
@@ -73,6 +74,7 @@ struct Search<W: Bitboard, L: Layout<W>> {
 }
 
 impl<W: Bitboard, L: Layout<W>> Search<W, L> {
+    #[inline(always)]
     fn final_score(&self, player: W, opponent: W) -> i32 {
         let difference = player.count() as i32 - opponent.count() as i32;
         let empties = (self.squares - (player | opponent).count()) as i32;
@@ -80,6 +82,7 @@ impl<W: Bitboard, L: Layout<W>> Search<W, L> {
     }
 
     /// The score with one empty square left, without building the children.
+    #[inline(always)]
     fn last_square(&mut self, player: W, opponent: W, index: u32) -> i32 {
         self.nodes += 1;
         let difference = player.count() as i32 - opponent.count() as i32;
@@ -94,124 +97,175 @@ impl<W: Bitboard, L: Layout<W>> Search<W, L> {
         difference + difference.signum()
     }
 
-    fn search(&mut self, player: W, opponent: W, mut alpha: i32, beta: i32, empties: u32) -> i32 {
-        if empties == 1 {
-            let index = (self.layout.board() & !(player | opponent)).lowest_index();
-            return self.last_square(player, opponent, index);
-        }
-        self.nodes += 1;
-        let moves = legal_moves(self.layout, player, opponent);
-        if moves.is_empty() {
-            if legal_moves(self.layout, opponent, player).is_empty() {
-                return self.final_score(player, opponent);
-            }
-            return -self.search(opponent, player, -beta, -alpha, empties);
-        }
-        let use_table = empties >= TABLE_EMPTIES;
-        let (key, mut hinted) = (key(player, opponent), None);
-        if use_table {
-            let entry = self.table.entries[self.table.slot(key)];
-            if entry.key == key {
-                let (lower, upper) = (i32::from(entry.lower), i32::from(entry.upper));
-                if lower >= beta || lower == upper {
-                    return lower;
-                }
-                if upper <= alpha {
-                    return upper;
-                }
-                hinted = Some(u32::from(entry.best));
-            }
-        }
-        let ordered = self.order(player, opponent, moves, empties, hinted);
-        let original_alpha = alpha;
-        let mut best = -i32::MAX;
-        let mut best_move = 0;
-        for (rank, &index) in ordered.iter().enumerate() {
-            let flipped = flips(self.layout, player, opponent, index);
-            let (next_player, next_opponent) =
-                (opponent ^ flipped, player | flipped | W::square(index));
-            let score = if rank == 0 {
-                -self.search(next_player, next_opponent, -beta, -alpha, empties - 1)
-            } else {
-                // Null window first: most moves only need to be shown no better.
-                let probe =
-                    -self.search(next_player, next_opponent, -alpha - 1, -alpha, empties - 1);
-                if probe > alpha && probe < beta {
-                    -self.search(next_player, next_opponent, -beta, -probe, empties - 1)
-                } else {
-                    probe
-                }
-            };
-            if score > best {
-                best = score;
-                best_move = index;
-                if score > alpha {
-                    alpha = score;
-                    if alpha >= beta {
-                        break;
-                    }
-                }
-            }
-        }
-        if use_table {
-            let slot = self.table.slot(key);
-            let bound = self.squares as i32;
-            let (lower, upper) = if best >= beta {
-                (best, bound)
-            } else if best > original_alpha {
-                (best, best)
-            } else {
-                (-bound, best)
-            };
-            self.table.entries[slot] = Entry {
-                key,
-                lower: lower as i16,
-                upper: upper as i16,
-                best: best_move as u8,
-            };
-        }
-        best
-    }
-
-    /// The moves in search order: the table's move first, then fewest opponent replies far
-    /// from the end, or moves in odd quadrants first near it.
-    fn order(
+    /// The moves in search order, written into `buffer` as (rank, square): the table's move
+    /// first, then fewest opponent replies far from the end, or moves in odd quadrants first
+    /// near it.
+    #[inline(always)]
+    fn order<'b>(
         &self,
         player: W,
         opponent: W,
         moves: W,
         empties: u32,
         hinted: Option<u32>,
-    ) -> Vec<u32> {
-        let mut scored: Vec<(i32, u32)> = moves
-            .indices()
-            .map(|index| {
-                let rank = if Some(index) == hinted {
-                    i32::MIN
-                } else if empties > FASTEST_FIRST_EMPTIES {
-                    let flipped = flips(self.layout, player, opponent, index);
-                    let replies = legal_moves(
-                        self.layout,
-                        opponent ^ flipped,
-                        player | flipped | W::square(index),
-                    );
-                    replies.count() as i32
+        buffer: &'b mut [(i32, u32); MAX_MOVES],
+    ) -> &'b [(i32, u32)] {
+        let empty = self.layout.board() & !(player | opponent);
+        let mut count = 0;
+        for index in moves.indices() {
+            let rank = if Some(index) == hinted {
+                i32::MIN
+            } else if empties > FASTEST_FIRST_EMPTIES {
+                let flipped = flips(self.layout, player, opponent, index);
+                let replies = legal_moves(
+                    self.layout,
+                    opponent ^ flipped,
+                    player | flipped | W::square(index),
+                );
+                replies.count() as i32
+            } else {
+                let quadrant = self
+                    .quadrants
+                    .iter()
+                    .find(|quadrant| quadrant.contains(index))
+                    .copied()
+                    .unwrap_or(W::EMPTY);
+                // Odd quadrants first.
+                1 - ((empty & quadrant).count() % 2) as i32
+            };
+            buffer[count] = (rank, index);
+            count += 1;
+        }
+        let ordered = &mut buffer[..count];
+        // Few moves: an insertion sort beats the general one.
+        for next in 1..ordered.len() {
+            let mut at = next;
+            while at > 0 && ordered[at - 1].0 > ordered[at].0 {
+                ordered.swap(at - 1, at);
+                at -= 1;
+            }
+        }
+        ordered
+    }
+}
+
+/// Defines one copy of the recursive search; the copies differ only in the CPU features they
+/// are compiled for (see `flipzero_core::perft` for the same pattern), so that the feature
+/// check happens once per solve rather than once per node.
+macro_rules! search_kernel {
+    ($(#[$attribute:meta])* $name:ident) => {
+        $(#[$attribute])*
+        fn $name<W: Bitboard, L: Layout<W>>(
+            this: &mut Search<W, L>,
+            player: W,
+            opponent: W,
+            mut alpha: i32,
+            beta: i32,
+            empties: u32,
+            ) -> i32 {
+            if empties == 1 {
+                let index = (this.layout.board() & !(player | opponent)).lowest_index();
+                return this.last_square(player, opponent, index);
+            }
+            this.nodes += 1;
+            let moves = legal_moves(this.layout, player, opponent);
+            if moves.is_empty() {
+                if legal_moves(this.layout, opponent, player).is_empty() {
+                    return this.final_score(player, opponent);
+                }
+                return -$name(this, opponent, player, -beta, -alpha, empties);
+            }
+            let use_table = empties >= TABLE_EMPTIES;
+            let (key, mut hinted) = (key(player, opponent), None);
+            if use_table {
+                let entry = this.table.entries[this.table.slot(key)];
+                if entry.key == key {
+                    let (lower, upper) = (i32::from(entry.lower), i32::from(entry.upper));
+                    if lower >= beta || lower == upper {
+                        return lower;
+                    }
+                    if upper <= alpha {
+                        return upper;
+                    }
+                    hinted = Some(u32::from(entry.best));
+                }
+            }
+            let mut buffer = [(0, 0); MAX_MOVES];
+            let ordered = this.order(player, opponent, moves, empties, hinted, &mut buffer);
+            let original_alpha = alpha;
+            let mut best = -i32::MAX;
+            let mut best_move = 0;
+            for (rank, &(_, index)) in ordered.iter().enumerate() {
+                let flipped = flips(this.layout, player, opponent, index);
+                let (next_player, next_opponent) =
+                    (opponent ^ flipped, player | flipped | W::square(index));
+                let score = if rank == 0 {
+                    -$name(this, next_player, next_opponent, -beta, -alpha, empties - 1)
                 } else {
-                    let empty = self.layout.board() & !(player | opponent);
-                    let quadrant = self
-                        .quadrants
-                        .iter()
-                        .find(|quadrant| quadrant.contains(index))
-                        .copied()
-                        .unwrap_or(W::EMPTY);
-                    // Odd quadrants first.
-                    1 - ((empty & quadrant).count() % 2) as i32
+                    // Null window first: most moves only need to be shown no better.
+                    let probe =
+                        -$name(this, next_player, next_opponent, -alpha - 1, -alpha, empties - 1);
+                    if probe > alpha && probe < beta {
+                        -$name(this, next_player, next_opponent, -beta, -probe, empties - 1)
+                    } else {
+                        probe
+                    }
                 };
-                (rank, index)
-            })
-            .collect();
-        scored.sort_by_key(|&(rank, _)| rank);
-        scored.into_iter().map(|(_, index)| index).collect()
+                if score > best {
+                    best = score;
+                    best_move = index;
+                    if score > alpha {
+                        alpha = score;
+                        if alpha >= beta {
+                            break;
+                        }
+                    }
+                }
+            }
+            if use_table {
+                let slot = this.table.slot(key);
+                let bound = this.squares as i32;
+                let (lower, upper) = if best >= beta {
+                    (best, bound)
+                } else if best > original_alpha {
+                    (best, best)
+                } else {
+                    (-bound, best)
+                };
+                this.table.entries[slot] = Entry {
+                    key,
+                    lower: lower as i16,
+                    upper: upper as i16,
+                    best: best_move as u8,
+                };
+            }
+            best
+        }
+    };
+}
+
+search_kernel!(search_portable);
+search_kernel!(
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+    search_x86_64_v3
+);
+
+/// Most legal moves a position of any supported board can have.
+const MAX_MOVES: usize = 256;
+
+impl<W: Bitboard, L: Layout<W>> Search<W, L> {
+    /// The search with the fastest kernel of this CPU.
+    fn search(&mut self, player: W, opponent: W, alpha: i32, beta: i32, empties: u32) -> i32 {
+        match self.kernel {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::X86_64V3 => {
+                // SAFETY: `kernel` comes from `Kernel::detect`, which checked every feature
+                // the kernel was compiled for.
+                unsafe { search_x86_64_v3(self, player, opponent, alpha, beta, empties) }
+            }
+            _ => search_portable(self, player, opponent, alpha, beta, empties),
+        }
     }
 }
 
@@ -229,6 +283,7 @@ fn quadrants<W: Bitboard>(geometry: &Geometry<W>) -> [W; 4] {
 fn solve_with<W: Bitboard, L: Layout<W>>(position: &Position<W>, layout: L) -> Solution {
     let geometry = position.geometry();
     let mut search = Search {
+        kernel: Kernel::detect(),
         layout,
         quadrants: quadrants(geometry),
         squares: geometry.square_count(),
@@ -254,7 +309,20 @@ fn solve_with<W: Bitboard, L: Layout<W>>(position: &Position<W>, layout: L) -> S
     // that all best moves are found.
     let mut best = -limit - 1;
     let mut best_moves = Vec::new();
-    for index in search.order(player, opponent, position.legal_moves(), empties, None) {
+    let mut buffer = [(0, 0); MAX_MOVES];
+    let root_moves: Vec<u32> = search
+        .order(
+            player,
+            opponent,
+            position.legal_moves(),
+            empties,
+            None,
+            &mut buffer,
+        )
+        .iter()
+        .map(|&(_, index)| index)
+        .collect();
+    for index in root_moves {
         let flipped = flips(layout, player, opponent, index);
         let (next_player, next_opponent) =
             (opponent ^ flipped, player | flipped | W::square(index));
