@@ -12,8 +12,10 @@ use flipzero_core::{Bitboard, Geometry, Kernel, Position, Square};
 /// At this many empties or fewer, moves are ordered by quadrant parity instead of mobility:
 /// the mobility count costs more than it saves so close to the end.
 const FASTEST_FIRST_EMPTIES: u32 = 7;
+/// At this many empties or fewer, moves are found by trying each empty square.
+const SHALLOW_EMPTIES: u32 = 4;
 /// Below this many empties the transposition table is not consulted.
-const TABLE_EMPTIES: u32 = 9;
+const TABLE_EMPTIES: u32 = 7;
 
 /// What a solve found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -97,6 +99,15 @@ impl<W: Bitboard, L: Layout<W>> Search<W, L> {
         difference + difference.signum()
     }
 
+    /// The squares of the quadrants that hold an odd number of empty squares.
+    #[inline(always)]
+    fn odd_quadrants(&self, empty: W) -> W {
+        self.quadrants
+            .iter()
+            .filter(|&&quadrant| (empty & quadrant).count() % 2 == 1)
+            .fold(W::EMPTY, |odd, &quadrant| odd | quadrant)
+    }
+
     /// The moves in search order, written into `buffer` as (rank, square): the table's move
     /// first, then fewest opponent replies far from the end, or moves in odd quadrants first
     /// near it.
@@ -166,6 +177,42 @@ macro_rules! search_kernel {
             if empties == 1 {
                 let index = (this.layout.board() & !(player | opponent)).lowest_index();
                 return this.last_square(player, opponent, index);
+            }
+            if empties <= SHALLOW_EMPTIES {
+                // So close to the end, trying each empty square is cheaper than generating
+                // moves in bulk; odd quadrants first.
+                this.nodes += 1;
+                let empty = this.layout.board() & !(player | opponent);
+                let odd = this.odd_quadrants(empty);
+                let mut best = -i32::MAX;
+                for index in (empty & odd).indices().chain((empty & !odd).indices()) {
+                    let flipped = flips(this.layout, player, opponent, index);
+                    if flipped.is_empty() {
+                        continue;
+                    }
+                    let (next_player, next_opponent) =
+                        (opponent ^ flipped, player | flipped | W::square(index));
+                    let score = -$name(this, next_player, next_opponent, -beta, -alpha, empties - 1);
+                    if score > best {
+                        best = score;
+                        if score > alpha {
+                            alpha = score;
+                            if alpha >= beta {
+                                return best;
+                            }
+                        }
+                    }
+                }
+                if best != -i32::MAX {
+                    return best;
+                }
+                let opponent_can_move = empty
+                    .indices()
+                    .any(|index| !flips(this.layout, opponent, player, index).is_empty());
+                if !opponent_can_move {
+                    return this.final_score(player, opponent);
+                }
+                return -$name(this, opponent, player, -beta, -alpha, empties);
             }
             this.nodes += 1;
             let moves = legal_moves(this.layout, player, opponent);
