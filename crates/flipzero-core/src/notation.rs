@@ -206,45 +206,23 @@ pub fn replay<W: Bitboard>(
     start: &Game<W>,
     text: &str,
 ) -> Result<Game<W>, ReplayError> {
-    walk(rules, start, text).map(|(game, _)| game)
-}
-
-/// The decisions of a move list, parsed and checked by playing them from `start`.
-///
-/// # Errors
-/// As [`replay`].
-pub fn parse_decisions<W: Bitboard>(
-    rules: &Rules,
-    start: &Game<W>,
-    text: &str,
-) -> Result<Vec<Decision>, ReplayError> {
-    walk(rules, start, text).map(|(_, decisions)| decisions)
-}
-
-fn walk<W: Bitboard>(
-    rules: &Rules,
-    start: &Game<W>,
-    text: &str,
-) -> Result<(Game<W>, Vec<Decision>), ReplayError> {
     let mut game = start.clone();
-    let mut decisions = Vec::new();
     let mut rest = text;
-    loop {
-        let index = decisions.len() + 1;
+    for index in 1.. {
         let parsed = next_decision(rules, &game, rest).map_err(|reason| ReplayError {
             index,
             text: rest.trim().chars().take(8).collect(),
             reason,
         })?;
         let Some((decision, token, remaining)) = parsed else {
-            return Ok((game, decisions));
+            break;
         };
         game = game.play(rules, decision).map_err(|error| ReplayError {
             index,
             text: token.to_owned(),
             reason: error.to_string(),
         })?;
-        decisions.push(decision);
         rest = remaining;
     }
+    Ok(game)
 }

@@ -180,15 +180,6 @@ pub(crate) fn split_board_text(text: &str) -> Result<BoardText<'_>, TextError> {
     })
 }
 
-/// The shape of a diagram, read without building it.
-///
-/// # Errors
-/// As [`Position::from_diagram`].
-pub fn diagram_shape(text: &str) -> Result<(u8, u8), TextError> {
-    let diagram = read_diagram(text)?;
-    Ok((diagram.rows, diagram.cols))
-}
-
 struct Diagram {
     cells: Vec<Vec<Option<Color>>>,
     rows: u8,

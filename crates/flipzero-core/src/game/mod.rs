@@ -611,7 +611,6 @@ impl<W: Bitboard> Game<W> {
         }
         let flanking = self.placements(rules)[0] & !self.centre();
         match ply4 {
-            Ply4::Centre => [centre, W::EMPTY],
             Ply4::May => [centre | flanking, W::EMPTY],
             Ply4::Must if flanking.is_empty() => [centre, W::EMPTY],
             Ply4::Must => [flanking, W::EMPTY],

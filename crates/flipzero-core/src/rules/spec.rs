@@ -125,8 +125,6 @@ pub enum Ply4 {
     May,
     /// White must play an ordinary flanking move when one exists.
     Must,
-    /// White must fill the last centre square (no choice).
-    Centre,
 }
 
 /// How many placements a turn has.
