@@ -405,9 +405,10 @@ pub fn winner_takes_empties(difference: i32, empties: i32) -> i32 {
     difference + difference.signum() * empties
 }
 
-/// A strong 64-bit mixer (the finaliser of SplitMix64).
+/// A strong 64-bit mixer (the finaliser of SplitMix64), for the hash keys of positions and
+/// games.
 #[inline]
-fn mix64(mut x: u64) -> u64 {
+pub fn mix64(mut x: u64) -> u64 {
     x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     x ^ (x >> 31)

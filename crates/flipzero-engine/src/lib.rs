@@ -1,9 +1,12 @@
-//! The classical engine of flipzero, the yardstick of every strength measurement.
-//!
-//! So far: the exact endgame solver for standard Othello on every board ([`solve`]) and the
-//! reader of OBF endgame suites ([`obf`]).
+//! The classical engine of flipzero: an alpha-beta player for every variant with a tunable
+//! evaluation, and an exact endgame solver. It is the yardstick of every strength
+//! measurement in the project.
 
+pub mod eval;
 pub mod obf;
-mod solver;
+pub mod search;
+pub mod solver;
 
-pub use solver::{Solution, solve};
+pub use eval::{Evaluator, Weights, WeightsFile};
+pub use search::{Choice, DecisionValue, Engine, SearchConfig};
+pub use solver::{Goal, Solution, solve, solve_for};

@@ -1,5 +1,6 @@
-//! Exact endgame solver for standard Othello on any board: the final disc margin under perfect
-//! play, counted with empty squares going to the winner (the FFO convention).
+//! Exact endgame solver for Othello-move games on any board: the final disc margin under
+//! perfect play, by default counted with empty squares going to the winner (the FFO
+//! convention); a [`Goal`] selects raw counting or the fewest-discs objective (anti-Othello).
 //!
 //! Negamax alpha-beta with a principal-variation (null-window) search, a transposition
 //! table, fastest-first move ordering (fewest opponent replies first) far from the end,
@@ -7,7 +8,7 @@
 
 use flipzero_core::movegen::{Layout, flips, legal_moves};
 use flipzero_core::position::winner_takes_empties;
-use flipzero_core::{Bitboard, Geometry, Kernel, Position, Square};
+use flipzero_core::{Bitboard, Geometry, Kernel, Position, Scoring, Square};
 
 /// At this many empties or fewer, moves are ordered by quadrant parity instead of mobility:
 /// the mobility count costs more than it saves so close to the end.
@@ -17,10 +18,30 @@ const SHALLOW_EMPTIES: u32 = 4;
 /// Below this many empties the transposition table is not consulted.
 const TABLE_EMPTIES: u32 = 7;
 
+/// What the solver maximises for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Goal {
+    /// Fewer discs win (anti-Othello): the solver maximises the negated margin.
+    pub fewest_discs: bool,
+    /// How the final margin is counted.
+    pub scoring: Scoring,
+}
+
+impl Default for Goal {
+    /// Most discs, empty squares to the winner: the FFO convention.
+    fn default() -> Self {
+        Self {
+            fewest_discs: false,
+            scoring: Scoring::WinnerTakesEmpties,
+        }
+    }
+}
+
 /// What a solve found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Solution {
-    /// The final margin for the side to move under perfect play (empties to the winner).
+    /// The final margin for the side to move under perfect play, counted as the [`Goal`]
+    /// says (negated for the fewest-discs objective, so that higher is always better).
     pub score: i32,
     /// Every move that reaches that score (empty when the side to move must pass or the game
     /// is over).
@@ -71,6 +92,10 @@ struct Search<W: Bitboard, L: Layout<W>> {
     layout: L,
     quadrants: [W; 4],
     squares: u32,
+    /// 1, or -1 under the fewest-discs objective.
+    sign: i32,
+    /// Whether the empties go to the side ahead at the end.
+    winner_takes_empties: bool,
     table: Table,
     nodes: u64,
 }
@@ -80,7 +105,12 @@ impl<W: Bitboard, L: Layout<W>> Search<W, L> {
     fn final_score(&self, player: W, opponent: W) -> i32 {
         let difference = player.count() as i32 - opponent.count() as i32;
         let empties = (self.squares - (player | opponent).count()) as i32;
-        winner_takes_empties(difference, empties)
+        self.sign
+            * if self.winner_takes_empties {
+                winner_takes_empties(difference, empties)
+            } else {
+                difference
+            }
     }
 
     /// The score with one empty square left, without building the children.
@@ -90,13 +120,13 @@ impl<W: Bitboard, L: Layout<W>> Search<W, L> {
         let difference = player.count() as i32 - opponent.count() as i32;
         let mine = flips(self.layout, player, opponent, index).count() as i32;
         if mine > 0 {
-            return difference + 2 * mine + 1;
+            return self.sign * (difference + 2 * mine + 1);
         }
         let theirs = flips(self.layout, opponent, player, index).count() as i32;
         if theirs > 0 {
-            return difference - 2 * theirs - 1;
+            return self.sign * (difference - 2 * theirs - 1);
         }
-        difference + difference.signum()
+        self.final_score(player, opponent)
     }
 
     /// The squares of the quadrants that hold an odd number of empty squares.
@@ -327,13 +357,19 @@ fn quadrants<W: Bitboard>(geometry: &Geometry<W>) -> [W; 4] {
     quadrants
 }
 
-fn solve_with<W: Bitboard, L: Layout<W>>(position: &Position<W>, layout: L) -> Solution {
+fn solve_with<W: Bitboard, L: Layout<W>>(
+    position: &Position<W>,
+    goal: Goal,
+    layout: L,
+) -> Solution {
     let geometry = position.geometry();
     let mut search = Search {
         kernel: Kernel::detect(),
         layout,
         quadrants: quadrants(geometry),
         squares: geometry.square_count(),
+        sign: if goal.fewest_discs { -1 } else { 1 },
+        winner_takes_empties: goal.scoring == Scoring::WinnerTakesEmpties,
         table: Table::new(20),
         nodes: 0,
     };
@@ -397,9 +433,14 @@ fn solve_with<W: Bitboard, L: Layout<W>>(position: &Position<W>, layout: L) -> S
     }
 }
 
-/// Solves a position exactly: its score and every best move.
+/// Solves a position exactly under the FFO convention: its score and every best move.
 pub fn solve<W: Bitboard>(position: &Position<W>) -> Solution {
+    solve_for(position, Goal::default())
+}
+
+/// Solves a position exactly for a goal: its score and every best move.
+pub fn solve_for<W: Bitboard>(position: &Position<W>, goal: Goal) -> Solution {
     flipzero_core::with_layout!(position.geometry(), W, |layout| solve_with(
-        position, layout
+        position, goal, layout
     ))
 }

@@ -377,6 +377,82 @@ impl<W: Bitboard> Game<W> {
         self.seats_swapped
     }
 
+    /// A 64-bit key of everything that decides the game's future (discs, supplies, phase,
+    /// ko, passes, komi, the opening ply), for transposition tables. The repetition history
+    /// is left out, as search engines usually do.
+    pub fn hash(&self) -> u64 {
+        use crate::position::mix64;
+        let (phase, phase_set) = match self.phase {
+            Phase::Bid => (1, W::EMPTY),
+            Phase::TurnStart => (2, W::EMPTY),
+            Phase::NeutralDrop => (3, W::EMPTY),
+            Phase::SwapSecond { swapped } => (4, swapped),
+            Phase::SwapNeutralise { swapped } => (5, swapped),
+            Phase::Orient { pending } => (6, pending),
+            Phase::SecondPlacement { first_in_group_a } => {
+                (7 + u64::from(first_in_group_a), W::EMPTY)
+            }
+        };
+        let scalars = [
+            self.side_to_move as u64,
+            phase,
+            u64::from(self.supply[0][0]) | u64::from(self.supply[0][1]) << 16,
+            u64::from(self.supply[1][0]) | u64::from(self.supply[1][1]) << 16,
+            self.next_colour[0] as u64 | (self.next_colour[1] as u64) << 1,
+            self.ko.map_or(u64::MAX, |square| u64::from(square.0)),
+            u64::from(self.passes) | u64::from(self.turns.min(4)) << 8,
+            self.komi_halves as u64 ^ (self.first_bid.map_or(0xff, |bid| bid as u8) as u64) << 16,
+            u64::from(self.seats_swapped) | u64::from(self.coin) << 1 | u64::from(self.over) << 2,
+            match self.decided {
+                None => 0,
+                Some(Outcome::Draw) => 1,
+                Some(Outcome::Win(color)) => 2 + color as u64,
+            },
+        ];
+        let sets = [
+            self.black,
+            self.white,
+            self.neutral,
+            self.cross,
+            self.group_a,
+            phase_set,
+        ];
+        let mut key = 0x9e37_79b9_7f4a_7c15;
+        for word in sets.iter().flat_map(|set| set.words()).chain(scalars) {
+            key = mix64(key ^ word);
+        }
+        key
+    }
+
+    /// The squares 8-adjacent to any square of `set` (across the wrap on a torus).
+    pub fn neighbours(&self, set: W) -> W {
+        self.tables.dilate(set)
+    }
+
+    /// Every window of squares whose full occupation by one colour wins under a line
+    /// objective (empty for other objectives).
+    pub fn line_windows(&self) -> &[W] {
+        &self.tables.line_windows
+    }
+
+    /// A result decided by a rule (a line, a repetition) rather than by counting discs.
+    pub fn decided(&self) -> Option<Outcome> {
+        self.decided
+    }
+
+    /// The squares where `color` would flank a line if it were placing a disc now, with any
+    /// placement option and ignoring supplies and multi-step turns: the mobility an
+    /// evaluation counts.
+    pub fn flank_squares(&self, rules: &Rules, color: Color) -> W {
+        (0..rules.placement_options()).fold(W::EMPTY, |set, option| {
+            set | self.tables.placements(
+                self.pivots(rules, color, option),
+                self.through(color),
+                self.empty(),
+            )
+        })
+    }
+
     /// Whether the game has ended.
     pub fn is_over(&self) -> bool {
         self.over

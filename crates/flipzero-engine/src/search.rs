@@ -1,0 +1,838 @@
+//! The classical player for every variant: negamax alpha-beta over the rules' decisions with
+//! iterative deepening, principal-variation (null-window) search, a transposition table, and
+//! move ordering by the table's move, the static evaluation of each child and a history
+//! table. Below a configurable number of empties it plays exactly: Othello-move rules go to
+//! the bitboard solver, every other variant is searched to the end of the game.
+//!
+//! Values are in centi-discs for the side to move, signed by the objective (higher is always
+//! better) and with komi counted, so that a value above 0 is a win. A win decided by a rule (a
+//! line) is worth more than any disc margin.
+//!
+//! Depth counts decisions: a multi-step turn (a neuversi drop, a rotation's orientations, a
+//! biversi second placement) takes several.
+
+use std::time::{Duration, Instant};
+
+use flipzero_core::game::Phase;
+use flipzero_core::rules::Topology;
+use flipzero_core::rules::{LineFallback, Objective, PassRule, Protocol, StartSpec, SupplySpec};
+use flipzero_core::{Bitboard, Color, Decision, Game, Outcome, Position, Rules};
+use rand::SeedableRng;
+use rand::seq::IndexedRandom;
+use rand_chacha::ChaCha8Rng;
+
+use crate::eval::{Evaluator, Weights, eval_bound};
+use crate::solver::{Goal, solve_for};
+
+/// The depth of a search that runs to the end of the game.
+const TO_THE_END: u32 = u32::MAX;
+/// Limits are checked once every this many nodes (a power of two).
+const LIMIT_CHECK_INTERVAL: u64 = 1024;
+/// Below this remaining depth children are ordered by history alone: evaluating each one
+/// costs more than it saves.
+const EVAL_ORDERING_DEPTH: u32 = 2;
+
+/// How the player searches.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchConfig {
+    /// Deepest iteration, in decisions.
+    pub depth: u32,
+    /// Stop after about this many nodes; the last finished iteration decides.
+    pub nodes: Option<u64>,
+    /// Stop after about this long; the last finished iteration decides.
+    pub time: Option<Duration>,
+    /// At this many empty squares or fewer, play exactly with the bitboard solver (rules with
+    /// Othello's moves and a disc-count objective).
+    pub solve_empties: u32,
+    /// At this many empty squares or fewer, play exactly by searching the decision tree to
+    /// the end (every other variant whose turns each fill a square: not sacrifice or
+    /// neuversi, where a sacrifice or a swap of neutrals fills none and the tree has no near
+    /// end).
+    pub end_search_empties: u32,
+    /// Pick uniformly among the moves within this many centi-discs of the best, so that
+    /// evaluation games vary; 0 always plays the first best move.
+    pub random_margin: i32,
+    /// Seed of that choice: equal seeds give equal games.
+    pub seed: u64,
+    /// The transposition table holds 2^table_bits entries.
+    pub table_bits: u32,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        Self {
+            depth: 8,
+            nodes: None,
+            time: None,
+            solve_empties: 12,
+            end_search_empties: 4,
+            random_margin: 0,
+            seed: 0,
+            table_bits: 18,
+        }
+    }
+}
+
+/// A search setting that cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "engine option `{option}`: {reason} (options: depth=N, nodes=N, time=SECONDS, solve=EMPTIES, end=EMPTIES, random=CENTIDISCS, seed=N, table-bits=N)"
+)]
+pub struct ConfigError {
+    /// The option as written.
+    pub option: String,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl std::str::FromStr for SearchConfig {
+    type Err = ConfigError;
+
+    /// Reads `key=value` options separated by commas, for example `depth=8,time=1.5`; keys
+    /// not given keep their defaults.
+    fn from_str(text: &str) -> Result<Self, ConfigError> {
+        let mut config = SearchConfig::default();
+        for option in text.split(',').map(str::trim).filter(|o| !o.is_empty()) {
+            let error = |reason: &str| ConfigError {
+                option: option.to_owned(),
+                reason: reason.to_owned(),
+            };
+            let (key, value) = option
+                .split_once('=')
+                .ok_or_else(|| error("expected key=value"))?;
+            let number = || -> Result<u64, ConfigError> {
+                value.parse().map_err(|_| error("not a whole number"))
+            };
+            match key {
+                "depth" => {
+                    config.depth = u32::try_from(number()?)
+                        .ok()
+                        .filter(|d| (1..=64).contains(d))
+                        .ok_or_else(|| error("use a depth from 1 to 64"))?;
+                }
+                "nodes" => config.nodes = Some(number()?.max(1)),
+                "time" => {
+                    let seconds: f64 = value
+                        .parse()
+                        .map_err(|_| error("not a number of seconds"))?;
+                    if !(seconds.is_finite() && seconds > 0.0) {
+                        return Err(error("the time must be positive"));
+                    }
+                    config.time = Some(Duration::from_secs_f64(seconds));
+                }
+                "solve" => {
+                    config.solve_empties = u32::try_from(number()?)
+                        .ok()
+                        .filter(|&e| e <= 40)
+                        .ok_or_else(|| error("use 0 to 40 empties"))?;
+                }
+                "end" => {
+                    config.end_search_empties = u32::try_from(number()?)
+                        .ok()
+                        .filter(|&e| e <= 20)
+                        .ok_or_else(|| error("use 0 to 20 empties"))?;
+                }
+                "random" => {
+                    config.random_margin =
+                        i32::try_from(number()?).map_err(|_| error("too large"))?;
+                }
+                "seed" => config.seed = number()?,
+                "table-bits" => {
+                    config.table_bits = u32::try_from(number()?)
+                        .ok()
+                        .filter(|b| (8..=28).contains(b))
+                        .ok_or_else(|| error("use 8 to 28"))?;
+                }
+                _ => return Err(error("unknown option")),
+            }
+        }
+        Ok(config)
+    }
+}
+
+/// The move a search chose and what it thinks of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Choice {
+    /// The decision to play.
+    pub decision: Decision,
+    /// Its value for the side to move, in centi-discs (see the module docs).
+    pub value: i32,
+    /// Whether the value is exact (the game was searched to its end).
+    pub exact: bool,
+    /// The deepest finished iteration (the empties, for an exact search).
+    pub depth: u32,
+    /// Nodes visited by this search.
+    pub nodes: u64,
+    /// The expected line of play, from the chosen decision on.
+    pub principal_variation: Vec<Decision>,
+}
+
+/// The value of one decision, from `Engine::analyze`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DecisionValue {
+    /// The decision.
+    pub decision: Decision,
+    /// Its value for the side to move, in centi-discs.
+    pub value: i32,
+    /// Whether the value is exact.
+    pub exact: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Bound {
+    Exact,
+    Lower,
+    Upper,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    key: u64,
+    value: i32,
+    depth: u32,
+    bound: Bound,
+    /// Index of the best decision plus one; 0 when none is known.
+    best: u32,
+}
+
+const EMPTY_ENTRY: Entry = Entry {
+    key: 0,
+    value: 0,
+    depth: 0,
+    bound: Bound::Exact,
+    best: 0,
+};
+
+/// An alpha-beta player for one set of rules.
+pub struct Engine<W: Bitboard> {
+    rules: Rules,
+    config: SearchConfig,
+    evaluator: Evaluator<W>,
+    /// Set when the bitboard solver can solve these rules' positions.
+    solver_goal: Option<Goal>,
+    fewest_discs: bool,
+    table: Vec<Entry>,
+    /// Per decision index: how often it caused a cut-off, weighted by depth.
+    history: Vec<u32>,
+    nodes: u64,
+    node_limit: u64,
+    deadline: Option<Instant>,
+    stopped: bool,
+    rng: ChaCha8Rng,
+}
+
+/// The goal of the bitboard solver when `rules` are Othello's move rules with a disc-count
+/// objective, whatever the start, komi or board size.
+fn solver_goal(rules: &Rules) -> Option<Goal> {
+    let spec = rules.spec();
+    let othello_moves = spec.board.topology == Topology::Plane
+        && spec.protocol == Protocol::Single
+        && spec.sacrifice.is_none()
+        && spec.neutral.is_none()
+        && spec.orientation.is_none()
+        && spec.pass == PassRule::ForcedOnly
+        && !matches!(spec.supply, SupplySpec::ColourDiscs { .. });
+    let fewest_discs = match spec.objective {
+        Objective::MostDiscs => false,
+        Objective::FewestDiscs => true,
+        Objective::Line { .. } => return None,
+    };
+    othello_moves.then_some(Goal {
+        fewest_discs,
+        scoring: rules.scoring(),
+    })
+}
+
+/// Whether every turn fills a square, so that a search to the end stays near: not with
+/// sacrifices or neutral swaps.
+pub fn fills_a_square_per_turn(rules: &Rules) -> bool {
+    rules.spec().sacrifice.is_none() && rules.spec().neutral.is_none()
+}
+
+impl<W: Bitboard> Engine<W> {
+    /// A player for `rules` with these weights.
+    ///
+    /// # Panics
+    /// When `W` is too narrow for the rules' board (a programmer error: pick `W` with
+    /// `flipzero_core::with_width!`).
+    pub fn new(rules: &Rules, weights: Weights, config: SearchConfig) -> Self {
+        let geometry = flipzero_core::Geometry::<W>::get(rules.rows(), rules.cols())
+            .expect("the bitboard width fits the board");
+        let table_size = 1usize << config.table_bits.clamp(8, 28);
+        Self {
+            evaluator: Evaluator::new(rules, geometry, weights),
+            solver_goal: solver_goal(rules),
+            fewest_discs: rules.spec().objective == Objective::FewestDiscs,
+            table: vec![EMPTY_ENTRY; table_size],
+            history: vec![0; rules.decision_count()],
+            nodes: 0,
+            node_limit: u64::MAX,
+            deadline: None,
+            stopped: false,
+            rng: ChaCha8Rng::seed_from_u64(config.seed),
+            rules: rules.clone(),
+            config,
+        }
+    }
+
+    /// The rules this player plays.
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// The search settings.
+    pub fn config(&self) -> &SearchConfig {
+        &self.config
+    }
+
+    /// The evaluation in use.
+    pub fn evaluator(&self) -> &Evaluator<W> {
+        &self.evaluator
+    }
+
+    // ----- values -----
+
+    /// Komi in half discs, once settled (0 during bidding).
+    fn komi_halves(game: &Game<W>) -> i32 {
+        (game.komi() * 2.0).round() as i32
+    }
+
+    /// A value for Black turned into one for `color`.
+    fn for_color(black_value: i32, color: Color) -> i32 {
+        match color {
+            Color::Black => black_value,
+            Color::White => -black_value,
+        }
+    }
+
+    /// The value for Black of a final margin (Black minus White, as the rules count it).
+    fn margin_value(&self, black_margin: i32, komi_halves: i32) -> i32 {
+        let halves = 2 * black_margin - komi_halves;
+        50 * if self.fewest_discs { -halves } else { halves }
+    }
+
+    /// A win decided by a rule: more than any margin.
+    fn rule_win(&self) -> i32 {
+        2 * eval_bound(&self.rules) + 100
+    }
+
+    /// The exact value of a finished game for its side to move.
+    fn terminal_value(&self, game: &Game<W>) -> i32 {
+        let black = match game.decided() {
+            Some(Outcome::Draw) => 0,
+            Some(Outcome::Win(color)) => Self::for_color(self.rule_win(), color),
+            None => match self.rules.spec().objective {
+                Objective::Line {
+                    fallback: LineFallback::Draw,
+                    ..
+                } => 0,
+                _ => self.margin_value(game.score(&self.rules), Self::komi_halves(game)),
+            },
+        };
+        Self::for_color(black, game.side_to_move())
+    }
+
+    /// The static value of an unfinished game for its side to move: the predicted margin plus
+    /// the komi.
+    fn static_value(&self, game: &Game<W>) -> i32 {
+        let side = game.side_to_move();
+        let komi = Self::for_color(self.margin_value(0, Self::komi_halves(game)), side);
+        self.evaluator.evaluate(&self.rules, game) + komi
+    }
+
+    /// The game as a bitboard position when the solver can finish it exactly from here.
+    fn as_position(&self, game: &Game<W>) -> Option<(Position<W>, Goal)> {
+        let goal = self.solver_goal?;
+        let empties = game.empty().count();
+        let supplies_suffice = Color::ALL
+            .iter()
+            .all(|&color| u32::from(game.supply(color)[0]) >= empties);
+        let opening_done =
+            !matches!(self.rules.spec().start, StartSpec::Placement { .. }) || game.turns() >= 4;
+        if game.is_over() || game.phase() != Phase::TurnStart || !supplies_suffice || !opening_done
+        {
+            return None;
+        }
+        let side = game.side_to_move();
+        let position = Position::new(
+            game.geometry(),
+            game.discs(Color::Black),
+            game.discs(Color::White),
+            side,
+        )
+        .ok()?;
+        Some((position, goal))
+    }
+
+    /// The value of a solver's score (side-to-move margin, objective-signed) for that side.
+    fn solved_value(&self, game: &Game<W>, score: i32) -> i32 {
+        let side = game.side_to_move();
+        let side_margin = if self.fewest_discs { -score } else { score };
+        let black = self.margin_value(Self::for_color(side_margin, side), Self::komi_halves(game));
+        Self::for_color(black, side)
+    }
+
+    /// Whether to play `game` exactly rather than by a depth-limited search.
+    fn plays_exactly(&self, game: &Game<W>) -> bool {
+        let empties = game.empty().count();
+        if self.as_position(game).is_some() {
+            return empties <= self.config.solve_empties;
+        }
+        fills_a_square_per_turn(&self.rules) && empties <= self.config.end_search_empties
+    }
+
+    // ----- limits -----
+
+    fn start_clock(&mut self) {
+        self.nodes = 0;
+        self.stopped = false;
+        self.node_limit = self.config.nodes.unwrap_or(u64::MAX);
+        self.deadline = self.config.time.map(|limit| Instant::now() + limit);
+    }
+
+    fn check_limits(&mut self) {
+        let out_of_time = self
+            .deadline
+            .is_some_and(|deadline| Instant::now() >= deadline);
+        if self.nodes >= self.node_limit || out_of_time {
+            self.stopped = true;
+        }
+    }
+
+    // ----- the search -----
+
+    fn slot(&self, key: u64) -> usize {
+        (key as usize) & (self.table.len() - 1)
+    }
+
+    /// The legal decisions with their children, in search order.
+    fn ordered_children(&self, game: &Game<W>, depth: u32, hint: u32) -> Vec<(Decision, Game<W>)> {
+        let side = game.side_to_move();
+        // (table's move, evaluation for the mover, history): larger searches first.
+        type Rank = (bool, i32, u32);
+        let mut ranked: Vec<(Rank, Decision, Game<W>)> = game
+            .legal_decisions(&self.rules)
+            .into_iter()
+            .map(|decision| {
+                let index = self.rules.decision_index(decision);
+                let child = game.play_unchecked(&self.rules, decision);
+                let guess = if depth >= EVAL_ORDERING_DEPTH {
+                    let value = if child.is_over() {
+                        self.terminal_value(&child)
+                    } else {
+                        self.static_value(&child)
+                    };
+                    if child.side_to_move() == side {
+                        value
+                    } else {
+                        -value
+                    }
+                } else {
+                    0
+                };
+                let rank = (index as u32 + 1 == hint, guess, self.history[index]);
+                (rank, decision, child)
+            })
+            .collect();
+        ranked.sort_by_key(|&(rank, ..)| std::cmp::Reverse(rank));
+        ranked
+            .into_iter()
+            .map(|(_, decision, child)| (decision, child))
+            .collect()
+    }
+
+    /// The value of `child` for the side that moved into it.
+    fn child_value(
+        &mut self,
+        mover: Color,
+        child: &Game<W>,
+        depth: u32,
+        alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        if child.side_to_move() == mover {
+            self.negamax(child, depth, alpha, beta)
+        } else {
+            -self.negamax(child, depth, -beta, -alpha)
+        }
+    }
+
+    /// Negamax alpha-beta (fail-soft) with a null-window search of every move after the
+    /// first. `depth` is [`TO_THE_END`] for an exact search.
+    fn negamax(&mut self, game: &Game<W>, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+        self.nodes += 1;
+        if self.nodes.is_multiple_of(LIMIT_CHECK_INTERVAL) {
+            self.check_limits();
+        }
+        if self.stopped {
+            return 0;
+        }
+        if game.is_over() {
+            return self.terminal_value(game);
+        }
+        if depth == 0 {
+            return self.static_value(game);
+        }
+        let key = game.hash();
+        let slot = self.slot(key);
+        let entry = self.table[slot];
+        let mut hint = 0;
+        if entry.key == key {
+            // Only a search of the same depth is reused, so that a value never depends on
+            // which transpositions the table happened to hold.
+            if entry.depth == depth {
+                let usable = match entry.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => entry.value >= beta,
+                    Bound::Upper => entry.value <= alpha,
+                };
+                if usable {
+                    return entry.value;
+                }
+            }
+            hint = entry.best;
+        }
+        let child_depth = if depth == TO_THE_END {
+            depth
+        } else {
+            depth - 1
+        };
+        let children = self.ordered_children(game, depth, hint);
+        let mover = game.side_to_move();
+        let original_alpha = alpha;
+        let mut best = i32::MIN;
+        let mut best_index = 0;
+        for (rank, (decision, child)) in children.iter().enumerate() {
+            let value = if rank == 0 {
+                self.child_value(mover, child, child_depth, alpha, beta)
+            } else {
+                let probe = self.child_value(mover, child, child_depth, alpha, alpha + 1);
+                if probe > alpha && probe < beta {
+                    self.child_value(mover, child, child_depth, probe, beta)
+                } else {
+                    probe
+                }
+            };
+            if self.stopped {
+                return 0;
+            }
+            if value > best {
+                best = value;
+                best_index = self.rules.decision_index(*decision);
+                if value > alpha {
+                    alpha = value;
+                    if alpha >= beta {
+                        let bonus = if depth == TO_THE_END {
+                            64
+                        } else {
+                            depth * depth
+                        };
+                        let history = &mut self.history[best_index];
+                        *history = history.saturating_add(bonus);
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.table[slot] = Entry {
+            key,
+            value: best,
+            depth,
+            bound,
+            best: best_index as u32 + 1,
+        };
+        best
+    }
+
+    /// One root iteration: every move's value, exact for the best ones and for those within
+    /// `margin` of the best, an upper bound for the others. `None` when a limit stopped it.
+    fn search_root(
+        &mut self,
+        game: &Game<W>,
+        moves: &[(Decision, Game<W>)],
+        depth: u32,
+        margin: i32,
+    ) -> Option<Vec<(Decision, i32)>> {
+        let mover = game.side_to_move();
+        let child_depth = if depth == TO_THE_END {
+            depth
+        } else {
+            depth - 1
+        };
+        let infinity = 4 * self.rule_win();
+        let mut best = -infinity;
+        let mut values = Vec::with_capacity(moves.len());
+        for (rank, (decision, child)) in moves.iter().enumerate() {
+            let value = if rank == 0 {
+                self.child_value(mover, child, child_depth, -infinity, infinity)
+            } else {
+                // With a margin, every move within it needs an exact value; without one, a
+                // move only has to be shown no better than the best so far.
+                let floor = if margin > 0 { best - margin - 1 } else { best };
+                let probe = self.child_value(mover, child, child_depth, floor, floor + 1);
+                if probe > floor {
+                    self.child_value(mover, child, child_depth, floor, infinity)
+                } else {
+                    probe
+                }
+            };
+            if self.stopped {
+                return None;
+            }
+            best = best.max(value);
+            values.push((*decision, value));
+        }
+        Some(values)
+    }
+
+    /// The root moves in the order of their last values, best first (stable for ties).
+    fn reorder(moves: &mut [(Decision, Game<W>)], values: &[(Decision, i32)]) {
+        let value_of = |decision: &Decision| {
+            values
+                .iter()
+                .find(|(d, _)| d == decision)
+                .map_or(i32::MIN, |(_, v)| *v)
+        };
+        moves.sort_by_key(|(decision, _)| std::cmp::Reverse(value_of(decision)));
+    }
+
+    /// The line the table expects after `decision`.
+    fn principal_variation(&self, game: &Game<W>, decision: Decision) -> Vec<Decision> {
+        let mut line = vec![decision];
+        let mut position = game.play_unchecked(&self.rules, decision);
+        while line.len() < 64 && !position.is_over() {
+            let entry = self.table[self.slot(position.hash())];
+            if entry.key != position.hash() || entry.best == 0 {
+                break;
+            }
+            let Some(next) = self.rules.decision_at(entry.best as usize - 1) else {
+                break;
+            };
+            if !position.legal_decisions(&self.rules).contains(&next) {
+                break;
+            }
+            line.push(next);
+            position = position.play_unchecked(&self.rules, next);
+        }
+        line
+    }
+
+    /// Chooses among root moves: the first best one, or one drawn within the margin.
+    fn pick(&mut self, values: &[(Decision, i32)]) -> (Decision, i32) {
+        let best = values
+            .iter()
+            .map(|&(_, v)| v)
+            .max()
+            .expect("at least one move");
+        if self.config.random_margin <= 0 {
+            return *values
+                .iter()
+                .find(|&&(_, v)| v == best)
+                .expect("the best is there");
+        }
+        let candidates: Vec<(Decision, i32)> = values
+            .iter()
+            .copied()
+            .filter(|&(_, v)| v >= best - self.config.random_margin)
+            .collect();
+        *candidates
+            .choose(&mut self.rng)
+            .expect("the best is a candidate")
+    }
+
+    /// Chooses a decision for the side to move; `None` once the game is over.
+    pub fn choose(&mut self, game: &Game<W>) -> Option<Choice> {
+        if game.is_over() {
+            return None;
+        }
+        self.start_clock();
+        if self.plays_exactly(game) {
+            if let Some(choice) = self.choose_exactly(game) {
+                return Some(choice);
+            }
+            self.start_clock();
+        }
+        let mut moves = self.ordered_children(game, 1, 0);
+        let mut finished: Option<(Vec<(Decision, i32)>, u32)> = None;
+        for depth in 1..=self.config.depth.max(1) {
+            match self.search_root(game, &moves, depth, self.config.random_margin.max(0)) {
+                Some(values) => {
+                    Self::reorder(&mut moves, &values);
+                    finished = Some((values, depth));
+                }
+                // The first iteration always finishes: a player must answer.
+                None if finished.is_none() => {
+                    self.stopped = false;
+                    self.node_limit = u64::MAX;
+                    self.deadline = None;
+                    let values = self
+                        .search_root(game, &moves, 1, self.config.random_margin.max(0))
+                        .expect("no limits");
+                    finished = Some((values, 1));
+                    break;
+                }
+                None => break,
+            }
+        }
+        let (values, depth) = finished.expect("at least one iteration");
+        let (decision, value) = self.pick(&values);
+        Some(Choice {
+            decision,
+            value,
+            exact: false,
+            depth,
+            nodes: self.nodes,
+            principal_variation: self.principal_variation(game, decision),
+        })
+    }
+
+    /// An exact choice: the bitboard solver where it applies, else a search to the end.
+    /// `None` when a limit stopped the search to the end.
+    fn choose_exactly(&mut self, game: &Game<W>) -> Option<Choice> {
+        let empties = game.empty().count();
+        if let Some((position, goal)) = self.as_position(game) {
+            let solution = solve_for(&position, goal);
+            let value = self.solved_value(game, solution.score);
+            let best: Vec<(Decision, i32)> = if solution.best_moves.is_empty() {
+                vec![(Decision::Pass, value)]
+            } else {
+                solution
+                    .best_moves
+                    .iter()
+                    .map(|&square| (Decision::square(square), value))
+                    .collect()
+            };
+            let (decision, value) = self.pick(&best);
+            return Some(Choice {
+                decision,
+                value,
+                exact: true,
+                depth: empties,
+                nodes: solution.nodes,
+                principal_variation: vec![decision],
+            });
+        }
+        let moves = self.ordered_children(game, TO_THE_END, 0);
+        let values = self.search_root(game, &moves, TO_THE_END, 0)?;
+        let (decision, value) = self.pick(&values);
+        Some(Choice {
+            decision,
+            value,
+            exact: true,
+            depth: empties,
+            nodes: self.nodes,
+            principal_variation: self.principal_variation(game, decision),
+        })
+    }
+
+    /// The value of a position for its side to move: exact below the solve threshold, else
+    /// an iterative-deepening search to `depth`. Returns the value and whether it is exact.
+    pub fn value(&mut self, game: &Game<W>, depth: u32) -> (i32, bool) {
+        if game.is_over() {
+            return (self.terminal_value(game), true);
+        }
+        self.start_clock();
+        if self.plays_exactly(game) {
+            if let Some((position, goal)) = self.as_position(game) {
+                let solution = solve_for(&position, goal);
+                return (self.solved_value(game, solution.score), true);
+            }
+            let value = self.negamax(game, TO_THE_END, -4 * self.rule_win(), 4 * self.rule_win());
+            if !self.stopped {
+                return (value, true);
+            }
+            self.start_clock();
+        }
+        let infinity = 4 * self.rule_win();
+        let mut value = self.static_value(game);
+        for iteration in 1..=depth {
+            let found = self.negamax(game, iteration, -infinity, infinity);
+            if self.stopped {
+                break;
+            }
+            value = found;
+        }
+        (value, false)
+    }
+
+    /// Every legal decision with its value for the side to move, best first.
+    pub fn analyze(&mut self, game: &Game<W>, depth: u32) -> Vec<DecisionValue> {
+        let mover = game.side_to_move();
+        let mut values: Vec<DecisionValue> = game
+            .legal_decisions(&self.rules)
+            .into_iter()
+            .map(|decision| {
+                let child = game.play_unchecked(&self.rules, decision);
+                let (value, exact) = self.value(&child, depth.saturating_sub(1));
+                let value = if child.side_to_move() == mover {
+                    value
+                } else {
+                    -value
+                };
+                DecisionValue {
+                    decision,
+                    value,
+                    exact,
+                }
+            })
+            .collect();
+        values.sort_by_key(|entry| std::cmp::Reverse(entry.value));
+        values
+    }
+}
+
+/// Plain minimax over decisions to `depth` with the engine's evaluation: the slow reference
+/// the alpha-beta search is tested against.
+pub fn minimax<W: Bitboard>(engine: &Engine<W>, game: &Game<W>, depth: u32) -> i32 {
+    if game.is_over() {
+        return engine.terminal_value(game);
+    }
+    if depth == 0 {
+        return engine.static_value(game);
+    }
+    let mover = game.side_to_move();
+    game.legal_decisions(&engine.rules)
+        .into_iter()
+        .map(|decision| {
+            let child = game.play_unchecked(&engine.rules, decision);
+            let value = minimax(engine, &child, depth - 1);
+            if child.side_to_move() == mover {
+                value
+            } else {
+                -value
+            }
+        })
+        .max()
+        .expect("an unfinished game has a legal decision")
+}
+
+impl<W: Bitboard> Engine<W> {
+    /// The value of a position searched to exactly `depth` by alpha-beta (no iterative
+    /// deepening, no limits): what [`minimax`] must equal.
+    pub fn search_value(&mut self, game: &Game<W>, depth: u32) -> i32 {
+        self.start_clock();
+        let infinity = 4 * self.rule_win();
+        self.negamax(game, depth, -infinity, infinity)
+    }
+
+    /// The exact value of a position by searching the decision tree to the end, without the
+    /// bitboard solver (to check one against the other).
+    pub fn exact_value_by_search(&mut self, game: &Game<W>) -> i32 {
+        self.start_clock();
+        let infinity = 4 * self.rule_win();
+        self.negamax(game, TO_THE_END, -infinity, infinity)
+    }
+
+    /// The exact value of a position by the bitboard solver, where it applies.
+    pub fn exact_value_by_solver(&self, game: &Game<W>) -> Option<i32> {
+        let (position, goal) = self.as_position(game)?;
+        Some(self.solved_value(game, solve_for(&position, goal).score))
+    }
+}

@@ -1,0 +1,255 @@
+//! The alpha-beta player against plain minimax, the bitboard solver against a search of the
+//! decision tree to the end, and whole games on every preset.
+
+use flipzero_core::{Bitboard, Decision, Game, Preset, Rules, with_width};
+use flipzero_engine::search::{fills_a_square_per_turn, minimax};
+use flipzero_engine::{Engine, SearchConfig, WeightsFile};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Every preset on its smallest board of side 6 or more.
+fn small_presets() -> Vec<(Preset, Rules)> {
+    Preset::ALL
+        .into_iter()
+        .map(|preset| {
+            let rules = (6..=16)
+                .find_map(|side| preset.rules(Some(side)).ok())
+                .expect("every preset has a size");
+            (preset, rules)
+        })
+        .collect()
+}
+
+fn engine<W: Bitboard>(rules: &Rules, config: SearchConfig) -> Engine<W> {
+    let weights = WeightsFile::embedded()
+        .weights_for(rules, "embedded")
+        .unwrap();
+    Engine::new(rules, weights, config)
+}
+
+/// A game after `decisions` random decisions (fewer if it ends first).
+fn random_game<W: Bitboard>(rules: &Rules, seed: u64, decisions: usize) -> Game<W> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut game = Game::<W>::try_start(rules, seed).unwrap();
+    for _ in 0..decisions {
+        let legal = game.legal_decisions(rules);
+        if legal.is_empty() {
+            break;
+        }
+        game = game.play_unchecked(rules, legal[rng.random_range(0..legal.len())]);
+    }
+    game
+}
+
+/// Plays random decisions until at most `empties` squares are empty or the game ends.
+fn random_endgame<W: Bitboard>(rules: &Rules, seed: u64, empties: u32) -> Game<W> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut game = Game::<W>::try_start(rules, seed).unwrap();
+    while game.empty().count() > empties || game.is_mid_turn() {
+        let legal = game.legal_decisions(rules);
+        if legal.is_empty() {
+            break;
+        }
+        game = game.play_unchecked(rules, legal[rng.random_range(0..legal.len())]);
+    }
+    game
+}
+
+#[test]
+fn alpha_beta_equals_minimax_on_every_preset() {
+    for (preset, rules) in small_presets() {
+        with_width!(rules.square_count(), W => {
+            let mut player = engine::<W>(&rules, SearchConfig::default());
+            for seed in 0..6 {
+                let game = random_game::<W>(&rules, seed, 3 + seed as usize * 4);
+                for depth in 1..=3 {
+                    let expected = minimax(&player, &game, depth);
+                    let found = player.search_value(&game, depth);
+                    assert_eq!(found, expected, "{preset} seed {seed} depth {depth}");
+                }
+            }
+        });
+    }
+}
+
+#[test]
+fn exact_search_equals_minimax_to_the_end_on_every_preset() {
+    // Sacrifices and neutral swaps fill no square: those trees have no near end (and the
+    // player never searches them to the end).
+    for (preset, rules) in small_presets()
+        .into_iter()
+        .filter(|(_, rules)| fills_a_square_per_turn(rules))
+    {
+        with_width!(rules.square_count(), W => {
+            let mut player = engine::<W>(&rules, SearchConfig::default());
+            for seed in 0..4 {
+                let game = random_endgame::<W>(&rules, seed, 6);
+                let expected = minimax(&player, &game, 1000);
+                assert_eq!(
+                    player.exact_value_by_search(&game),
+                    expected,
+                    "{preset} seed {seed}: {}",
+                    game.to_text(&rules)
+                );
+            }
+        });
+    }
+}
+
+#[test]
+fn bitboard_solver_equals_search_to_the_end() {
+    for preset in [
+        Preset::Othello,
+        Preset::Anti,
+        Preset::KomiFixed,
+        Preset::Parallel,
+        Preset::Komi,
+        Preset::RandomOpening,
+    ] {
+        let rules = preset.rules(Some(6)).unwrap();
+        let mut player = engine::<u64>(&rules, SearchConfig::default());
+        let mut solved = 0;
+        for seed in 0..12 {
+            let game = random_endgame::<u64>(&rules, seed, 9);
+            let Some(by_solver) = player.exact_value_by_solver(&game) else {
+                continue;
+            };
+            solved += 1;
+            assert_eq!(
+                by_solver,
+                player.exact_value_by_search(&game),
+                "{preset} seed {seed}: {}",
+                game.to_text(&rules)
+            );
+        }
+        assert!(solved >= 8, "{preset}: the solver took only {solved} of 12");
+    }
+}
+
+#[test]
+fn the_player_finishes_a_game_on_every_preset_at_every_small_depth() {
+    for (preset, rules) in small_presets() {
+        with_width!(rules.square_count(), W => {
+            for depth in 1..=2 {
+                let config = SearchConfig {
+                    depth,
+                    solve_empties: 6,
+                    end_search_empties: 3,
+                    ..SearchConfig::default()
+                };
+                let mut player = engine::<W>(&rules, config);
+                let mut game = Game::<W>::try_start(&rules, 1).unwrap();
+                let mut decisions = 0;
+                while let Some(choice) = player.choose(&game) {
+                    game = game.play(&rules, choice.decision).unwrap_or_else(|error| {
+                        panic!("{preset} depth {depth}: {error}")
+                    });
+                    decisions += 1;
+                    assert!(decisions < 3000, "{preset}: a game that does not end");
+                }
+                assert!(game.is_over(), "{preset}");
+            }
+        });
+    }
+}
+
+#[test]
+fn a_seed_fixes_the_game_and_the_margin_varies_it() {
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    let play = |seed: u64| -> Vec<Decision> {
+        let config = SearchConfig {
+            depth: 2,
+            random_margin: 300,
+            seed,
+            solve_empties: 0,
+            ..SearchConfig::default()
+        };
+        let mut player = engine::<u64>(&rules, config);
+        let mut game = Game::<u64>::start(&rules);
+        let mut line = Vec::new();
+        while let Some(choice) = player.choose(&game) {
+            line.push(choice.decision);
+            game = game.play(&rules, choice.decision).unwrap();
+        }
+        line
+    };
+    assert_eq!(play(5), play(5));
+    let distinct: std::collections::HashSet<Vec<Decision>> = (0..6).map(play).collect();
+    assert!(distinct.len() > 1, "six seeds gave one game");
+}
+
+#[test]
+fn limits_stop_the_search_and_keep_a_finished_iteration() {
+    let rules = Preset::Othello.rules(Some(8)).unwrap();
+    let game = Game::<u64>::start(&rules);
+    let config = SearchConfig {
+        depth: 30,
+        nodes: Some(20_000),
+        solve_empties: 0,
+        ..SearchConfig::default()
+    };
+    let mut player = engine::<u64>(&rules, config);
+    let choice = player.choose(&game).unwrap();
+    assert!(
+        choice.depth >= 2 && choice.depth < 30,
+        "depth {}",
+        choice.depth
+    );
+    assert!(choice.nodes <= 20_000 + 1024, "nodes {}", choice.nodes);
+    assert!(game.legal_decisions(&rules).contains(&choice.decision));
+}
+
+#[test]
+fn the_player_plays_exactly_below_the_solve_threshold() {
+    let rules = Preset::Othello.rules(Some(8)).unwrap();
+    for seed in 0..3 {
+        let game = random_endgame::<u64>(&rules, seed, 9);
+        let mut player = engine::<u64>(&rules, SearchConfig::default());
+        let choice = player.choose(&game).unwrap();
+        assert!(choice.exact, "9 empties are below the solve threshold");
+        assert_eq!(
+            choice.value,
+            player.exact_value_by_search(&game),
+            "seed {seed}"
+        );
+        let after = game.play_unchecked(&rules, choice.decision);
+        let (reply, _) = player.value(&after, 1);
+        let reply = if after.side_to_move() == game.side_to_move() {
+            reply
+        } else {
+            -reply
+        };
+        assert_eq!(
+            reply, choice.value,
+            "seed {seed}: the chosen move keeps the value"
+        );
+    }
+}
+
+#[test]
+fn weights_files_are_checked() {
+    let embedded = WeightsFile::embedded();
+    for (_, rules) in small_presets() {
+        embedded.weights_for(&rules, "embedded").unwrap();
+    }
+    let unknown = "[profiles.most-discs]\nopening = { corner = 1 }\nendgame = {}\n";
+    let error = WeightsFile::parse(unknown, "w.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("unknown feature `corner`"), "{error}");
+    let missing = WeightsFile::parse("[profiles.line]\nopening = {}\nendgame = {}\n", "w.toml")
+        .unwrap()
+        .weights_for(&Preset::Othello.rules(None).unwrap(), "w.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(missing.contains("othello/8x8"), "{missing}");
+    let bad_toml = WeightsFile::parse("profiles = 3", "w.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(bad_toml.starts_with("w.toml:"), "{bad_toml}");
+    // The file round-trips through its own writer.
+    assert_eq!(
+        WeightsFile::parse(&embedded.to_toml(), "again").unwrap(),
+        embedded
+    );
+}
