@@ -16,12 +16,18 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Print the value of every legal decision of a position (classical engine).
+    Analyze(commands::analyze::AnalyzeArgs),
     /// Count move sequences from a position (move generator check and speed test).
     Perft(commands::perft::PerftArgs),
+    /// Play a game in the terminal: humans and engines, with undo.
+    Play(commands::play::PlayArgs),
     /// Play a list of decisions under a variant's rules and print the final position.
     Replay(commands::replay::ReplayArgs),
     /// Solve the positions of an OBF file exactly (standard Othello endgames).
     Solve(commands::solve::SolveArgs),
+    /// Fit the evaluation weights of a preset and board size by regression.
+    Tune(commands::tune::TuneArgs),
     /// List the variant presets.
     Variants(commands::variants::VariantsArgs),
 }
@@ -29,6 +35,9 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Analyze(args) => commands::analyze::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Play(args) => commands::play::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Tune(args) => commands::tune::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Perft(args) => commands::perft::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Replay(args) => commands::replay::run(&args),
         Command::Solve(args) => commands::solve::run(&args).map(|()| ExitCode::SUCCESS),

@@ -6,6 +6,7 @@ pub mod eval;
 pub mod obf;
 pub mod search;
 pub mod solver;
+pub mod tune;
 
 pub use eval::{Evaluator, Weights, WeightsFile};
 pub use search::{Choice, DecisionValue, Engine, SearchConfig};

@@ -332,12 +332,18 @@ impl<W: Bitboard> Engine<W> {
         Self::for_color(black, game.side_to_move())
     }
 
+    /// What the komi is worth to the side to move, in centi-discs of value.
+    pub fn komi_value(&self, game: &Game<W>) -> i32 {
+        Self::for_color(
+            self.margin_value(0, Self::komi_halves(game)),
+            game.side_to_move(),
+        )
+    }
+
     /// The static value of an unfinished game for its side to move: the predicted margin plus
     /// the komi.
     fn static_value(&self, game: &Game<W>) -> i32 {
-        let side = game.side_to_move();
-        let komi = Self::for_color(self.margin_value(0, Self::komi_halves(game)), side);
-        self.evaluator.evaluate(&self.rules, game) + komi
+        self.evaluator.evaluate(&self.rules, game) + self.komi_value(game)
     }
 
     /// The game as a bitboard position when the solver can finish it exactly from here.

@@ -1,6 +1,10 @@
 //! One module per subcommand.
 
+pub(crate) mod analyze;
+mod engine_setup;
 pub(crate) mod perft;
+pub(crate) mod play;
 pub(crate) mod replay;
 pub(crate) mod solve;
+pub(crate) mod tune;
 pub(crate) mod variants;

@@ -91,11 +91,23 @@ impl<W: Bitboard> Game<W> {
     /// The board as an ASCII diagram with column letters and row numbers, then the side to
     /// move (for reading; the one-line text is the exchange format).
     pub fn to_diagram(&self, rules: &Rules) -> String {
+        self.to_diagram_marked(rules, W::EMPTY)
+    }
+
+    /// The diagram with the empty squares of `marks` shown as `*` (the legal moves, say).
+    pub fn to_diagram_marked(&self, rules: &Rules, marks: W) -> String {
         let state = if self.over { "game over" } else { "to move" };
         let footer = format!("{} {state}", self.side_to_move.symbol());
+        let marks = marks & self.empty();
         crate::text::diagram(
             self.geometry(),
-            |square| self.symbol_at(rules, square.index()),
+            |square| {
+                if marks.contains(square.index()) {
+                    '*'
+                } else {
+                    self.symbol_at(rules, square.index())
+                }
+            },
             &footer,
         )
     }
