@@ -223,3 +223,195 @@ fn solve_reports_the_published_scores_of_ffo_positions() {
         assert!(record["nodes"].as_u64().unwrap() > 0);
     }
 }
+
+const FFO_1: &str = "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X";
+
+#[test]
+fn analyze_scores_every_move_of_an_endgame_exactly() {
+    let output = flipzero()
+        .args(["analyze", "--position", FFO_1, "--solve", "14", "--json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let record = &json_lines(&output.stdout)[0];
+    let decisions = record["decisions"].as_array().unwrap();
+    // The published FFO #1 scores: g8 +18, h1 +12, ..., g2 -24.
+    let value_of = |name: &str| {
+        decisions
+            .iter()
+            .find(|d| d["decision"] == name)
+            .map(|d| (d["value"].as_f64().unwrap(), d["exact"].as_bool().unwrap()))
+            .unwrap()
+    };
+    assert_eq!(decisions[0]["decision"], "g8");
+    assert_eq!(value_of("g8"), (18.0, true));
+    assert_eq!(value_of("h1"), (12.0, true));
+    assert_eq!(value_of("g2"), (-24.0, true));
+    assert_eq!(decisions.len(), 8);
+}
+
+#[test]
+fn analyze_searches_any_variant_and_refuses_a_finished_game() {
+    let output = flipzero()
+        .args([
+            "analyze",
+            "--variant",
+            "gomullo",
+            "--size",
+            "6",
+            "--depth",
+            "3",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("4 decisions, depth 3"), "{text}");
+    let full = "X".repeat(36) + " O";
+    let output = flipzero()
+        .args(["analyze", "--size", "6", "--position", &full])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("the game is over"));
+}
+
+#[test]
+fn play_refuses_mistyped_moves_and_takes_moves_back() {
+    let output = flipzero()
+        .args(["play", "--size", "6", "--white", "engine:depth=2"])
+        .write_stdin("zz9\nf5 d6\nh8\nc4\nb3\nundo\nundo\nquit\n")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("not played: `zz` is not a square"), "{text}");
+    assert!(text.contains("one decision at a time"), "{text}");
+    assert!(
+        text.contains("not played: `h8` is not a square of the 6x6 board"),
+        "{text}"
+    );
+    assert!(
+        text.contains("not played: c4 is not legal here (legal: c2 b3 e4 d5)"),
+        "{text}"
+    );
+    assert!(text.contains("O plays"), "{text}");
+    assert!(text.contains("taken back"), "{text}");
+    assert!(text.contains("nothing to undo"), "{text}");
+    // Legal moves are marked on the board.
+    assert!(text.contains('*'), "{text}");
+}
+
+#[test]
+fn two_engines_play_a_whole_game_and_input_may_end_early() {
+    let output = flipzero()
+        .args([
+            "play",
+            "--variant",
+            "anti",
+            "--size",
+            "6",
+            "--black",
+            "engine:depth=2",
+            "--white",
+            "engine:depth=3,random=100,seed=4",
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("Black wins") || text.contains("White wins") || text.contains("draw"),
+        "{text}"
+    );
+    let output = flipzero()
+        .args(["play", "--size", "6"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stdout).contains("input closed"));
+}
+
+#[test]
+fn a_bad_player_option_is_refused_by_name() {
+    let output = flipzero()
+        .args(["play", "--white", "engine:depht=3"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let error = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        error.contains("engine option `depht=3`: unknown option"),
+        "{error}"
+    );
+}
+
+#[test]
+fn tune_writes_a_profile_that_the_engine_then_reads() {
+    let directory = std::env::temp_dir().join(format!("flipzero-tune-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    let out = directory.join("weights.toml");
+    let output = flipzero()
+        .args([
+            "tune",
+            "--size",
+            "6",
+            "--positions",
+            "300",
+            "--depth",
+            "2",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains("[profiles.\"othello/6x6\"]"), "{text}");
+    assert!(text.contains("held-out error"), "{text}");
+    let output = flipzero()
+        .args(["analyze", "--size", "6", "--depth", "2", "--weights"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    std::fs::write(
+        &out,
+        "[profiles.othello]\nopening = { corner = 3 }\nendgame = {}\n",
+    )
+    .unwrap();
+    let output = flipzero()
+        .args(["analyze", "--size", "6", "--weights"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("unknown feature `corner`"));
+    std::fs::remove_dir_all(&directory).unwrap();
+}
+
+#[test]
+fn solve_handles_the_fewest_discs_goal() {
+    // 4x4, one empty square: Black's only move d4 flips b4 and c4 and fills the board black.
+    let directory = std::env::temp_dir().join(format!("flipzero-anti-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    let file = directory.join("one.obf");
+    std::fs::write(&file, "XXXXXXXXXXXXXOO- X\n").unwrap();
+    let score = |extra: &[&str]| {
+        let output = flipzero()
+            .arg("solve")
+            .arg(&file)
+            .args(extra)
+            .arg("--json")
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        let record = &json_lines(&output.stdout)[0];
+        assert_eq!(record["best_moves"][0], "d4");
+        record["score"].as_i64().unwrap()
+    };
+    assert_eq!(score(&[]), 16);
+    assert_eq!(score(&["--fewest-discs"]), -16);
+    std::fs::remove_dir_all(&directory).unwrap();
+}

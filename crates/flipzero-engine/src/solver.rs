@@ -15,6 +15,11 @@ use flipzero_core::{Bitboard, Geometry, Kernel, Position, Scoring, Square};
 const FASTEST_FIRST_EMPTIES: u32 = 7;
 /// At this many empties or fewer, moves are found by trying each empty square.
 const SHALLOW_EMPTIES: u32 = 4;
+/// At this many empties or more, a node first checks whether the opponent's stable discs
+/// already keep the score at or below alpha.
+const STABILITY_EMPTIES: u32 = 8;
+/// The transposition table holds 2^TABLE_BITS entries (16 bytes each).
+const TABLE_BITS: u32 = 22;
 /// Below this many empties the transposition table is not consulted.
 const TABLE_EMPTIES: u32 = 7;
 
@@ -56,9 +61,12 @@ struct Entry {
     lower: i16,
     upper: i16,
     best: u8,
+    /// Empty squares of the position: deeper entries are worth more.
+    empties: u8,
 }
 
-/// A transposition table of bounds, always replacing.
+/// A transposition table of bounds in buckets of two: a new entry replaces the same position,
+/// else the bucket's shallower entry, so that the costly results near the root survive.
 struct Table {
     entries: Vec<Entry>,
     mask: usize,
@@ -75,6 +83,27 @@ impl Table {
     fn slot(&self, key: u64) -> usize {
         (key as usize) & self.mask
     }
+
+    fn probe(&self, key: u64) -> Option<Entry> {
+        let slot = self.slot(key);
+        [slot, slot ^ 1]
+            .into_iter()
+            .map(|slot| self.entries[slot])
+            .find(|entry| entry.key == key)
+    }
+
+    fn store(&mut self, entry: Entry) {
+        let slot = self.slot(entry.key);
+        let (first, second) = (self.entries[slot], self.entries[slot ^ 1]);
+        let target = if first.key == entry.key
+            || second.key != entry.key && first.empties <= second.empties
+        {
+            slot
+        } else {
+            slot ^ 1
+        };
+        self.entries[target] = entry;
+    }
 }
 
 fn key<W: Bitboard>(player: W, opponent: W) -> u64 {
@@ -84,6 +113,59 @@ fn key<W: Bitboard>(player: W, opponent: W) -> u64 {
         key ^= key >> 29;
     }
     key | 1
+}
+
+/// What the stability test needs of one square along one axis.
+#[derive(Clone, Copy)]
+struct AxisLine<W> {
+    /// The whole line through the square along the axis.
+    line: W,
+    /// The square's one or two neighbours along the axis.
+    neighbours: W,
+    /// Whether a neighbour along the axis is off the board.
+    at_edge: bool,
+}
+
+/// Per square, its four axis lines.
+fn axis_lines<W: Bitboard>(geometry: &Geometry<W>) -> Vec<[AxisLine<W>; 4]> {
+    use flipzero_core::geometry::DIRECTIONS;
+    geometry
+        .squares()
+        .map(|square| {
+            let (row, col) = geometry.coordinates(square);
+            std::array::from_fn(|axis| {
+                let mut line = W::square(square.index());
+                let mut neighbours = W::EMPTY;
+                let mut at_edge = false;
+                for (row_step, col_step) in [DIRECTIONS[axis], DIRECTIONS[axis + 4]] {
+                    let (mut r, mut c) = (i32::from(row), i32::from(col));
+                    let mut first = true;
+                    loop {
+                        r += row_step;
+                        c += col_step;
+                        match geometry.square_at(r, c) {
+                            Some(next) => {
+                                line |= W::square(next.index());
+                                if first {
+                                    neighbours |= W::square(next.index());
+                                }
+                            }
+                            None => {
+                                at_edge |= first;
+                                break;
+                            }
+                        }
+                        first = false;
+                    }
+                }
+                AxisLine {
+                    line,
+                    neighbours,
+                    at_edge,
+                }
+            })
+        })
+        .collect()
 }
 
 /// The solver's state for one board shape.
@@ -96,6 +178,8 @@ struct Search<W: Bitboard, L: Layout<W>> {
     sign: i32,
     /// Whether the empties go to the side ahead at the end.
     winner_takes_empties: bool,
+    axis_lines: Vec<[AxisLine<W>; 4]>,
+    corners: W,
     table: Table,
     nodes: u64,
 }
@@ -127,6 +211,43 @@ impl<W: Bitboard, L: Layout<W>> Search<W, L> {
             return self.sign * (difference - 2 * theirs - 1);
         }
         self.final_score(player, opponent)
+    }
+
+    /// Discs of `discs` that can never be flipped: along every axis the line is full, or a
+    /// neighbour is off the board or itself such a disc (grown from the edges until nothing
+    /// changes). A lower bound on the truly stable discs.
+    fn stable_discs(&self, discs: W, empty: W) -> W {
+        let mut stable = W::EMPTY;
+        loop {
+            let mut grown = stable;
+            for index in (discs & !stable).indices() {
+                let safe = self.axis_lines[index as usize].iter().all(|axis| {
+                    axis.at_edge
+                        || (axis.line & empty).is_empty()
+                        || !(axis.neighbours & stable).is_empty()
+                });
+                if safe {
+                    grown |= W::square(index);
+                }
+            }
+            if grown == stable {
+                return stable;
+            }
+            stable = grown;
+        }
+    }
+
+    /// An upper bound on the score when the opponent's stable discs are counted, or `None`
+    /// when it could not be below `alpha` (then the stable discs are not worth finding).
+    #[inline(always)]
+    fn stability_bound(&self, player: W, opponent: W, alpha: i32) -> Option<i32> {
+        // Most discs only: with fewest discs, stable discs of the opponent are no limit.
+        if self.sign < 0 || alpha < self.squares as i32 - 2 * opponent.count() as i32 {
+            return None;
+        }
+        let empty = self.layout.board() & !(player | opponent);
+        let bound = self.squares as i32 - 2 * self.stable_discs(opponent, empty).count() as i32;
+        (bound <= alpha).then_some(bound)
     }
 
     /// The squares of the quadrants that hold an odd number of empty squares.
@@ -163,7 +284,8 @@ impl<W: Bitboard, L: Layout<W>> Search<W, L> {
                     opponent ^ flipped,
                     player | flipped | W::square(index),
                 );
-                replies.count() as i32
+                // Fewest replies first, a reply on a corner counting double.
+                (replies.count() + (replies & self.corners).count()) as i32
             } else {
                 let quadrant = self
                     .quadrants
@@ -252,11 +374,15 @@ macro_rules! search_kernel {
                 }
                 return -$name(this, opponent, player, -beta, -alpha, empties);
             }
+            if empties >= STABILITY_EMPTIES
+                && let Some(bound) = this.stability_bound(player, opponent, alpha)
+            {
+                return bound;
+            }
             let use_table = empties >= TABLE_EMPTIES;
             let (key, mut hinted) = (key(player, opponent), None);
             if use_table {
-                let entry = this.table.entries[this.table.slot(key)];
-                if entry.key == key {
+                if let Some(entry) = this.table.probe(key) {
                     let (lower, upper) = (i32::from(entry.lower), i32::from(entry.upper));
                     if lower >= beta || lower == upper {
                         return lower;
@@ -300,7 +426,6 @@ macro_rules! search_kernel {
                 }
             }
             if use_table {
-                let slot = this.table.slot(key);
                 let bound = this.squares as i32;
                 let (lower, upper) = if best >= beta {
                     (best, bound)
@@ -309,12 +434,13 @@ macro_rules! search_kernel {
                 } else {
                     (-bound, best)
                 };
-                this.table.entries[slot] = Entry {
+                this.table.store(Entry {
                     key,
                     lower: lower as i16,
                     upper: upper as i16,
                     best: best_move as u8,
-                };
+                    empties: empties as u8,
+                });
             }
             best
         }
@@ -370,7 +496,17 @@ fn solve_with<W: Bitboard, L: Layout<W>>(
         squares: geometry.square_count(),
         sign: if goal.fewest_discs { -1 } else { 1 },
         winner_takes_empties: goal.scoring == Scoring::WinnerTakesEmpties,
-        table: Table::new(20),
+        axis_lines: axis_lines(geometry),
+        corners: [(0, 0), (0, 1), (1, 0), (1, 1)]
+            .into_iter()
+            .filter_map(|(bottom, right)| {
+                geometry.square_at(
+                    bottom * (i32::from(geometry.rows()) - 1),
+                    right * (i32::from(geometry.cols()) - 1),
+                )
+            })
+            .fold(W::EMPTY, |set, square| set | W::square(square.index())),
+        table: Table::new(TABLE_BITS),
         nodes: 0,
     };
     let (player, opponent) = (position.player(), position.opponent());

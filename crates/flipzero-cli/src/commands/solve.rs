@@ -6,13 +6,17 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
-use flipzero_engine::{obf, solve};
+use flipzero_engine::{Goal, obf, solve_for};
 
 /// Arguments of `flipzero solve`.
 #[derive(Debug, Args)]
 pub(crate) struct SolveArgs {
     /// An OBF file: one position per line, optionally followed by `; MOVE:SCORE` pairs.
     file: PathBuf,
+    /// Solve for fewer discs (anti-Othello): scores are the negated margin, so that higher is
+    /// still better for the side to move.
+    #[arg(long)]
+    fewest_discs: bool,
     /// Print one JSON object per position.
     #[arg(long)]
     json: bool,
@@ -33,7 +37,11 @@ pub(crate) fn run(args: &SolveArgs) -> anyhow::Result<()> {
     let (mut total_nodes, mut total_seconds) = (0u64, 0f64);
     for line in &lines {
         let started = Instant::now();
-        let solution = solve(&line.position);
+        let goal = Goal {
+            fewest_discs: args.fewest_discs,
+            ..Goal::default()
+        };
+        let solution = solve_for(&line.position, goal);
         let seconds = started.elapsed().as_secs_f64();
         total_nodes += solution.nodes;
         total_seconds += seconds;
