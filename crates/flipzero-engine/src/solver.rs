@@ -18,7 +18,7 @@ const SHALLOW_EMPTIES: u32 = 4;
 /// At this many empties or more, a node first checks whether the opponent's stable discs
 /// already keep the score at or below alpha.
 const STABILITY_EMPTIES: u32 = 8;
-/// The transposition table holds 2^TABLE_BITS entries (16 bytes each).
+/// The transposition table holds at most 2^TABLE_BITS entries (16 bytes each).
 const TABLE_BITS: u32 = 22;
 /// Below this many empties the transposition table is not consulted.
 const TABLE_EMPTIES: u32 = 7;
@@ -506,7 +506,8 @@ fn solve_with<W: Bitboard, L: Layout<W>>(
                 )
             })
             .fold(W::EMPTY, |set, square| set | W::square(square.index())),
-        table: Table::new(TABLE_BITS),
+        // Small solves (the player's, many a game) need no large table to clear.
+        table: Table::new(TABLE_BITS.min(position.empty().count() + 4).max(10)),
         nodes: 0,
     };
     let (player, opponent) = (position.player(), position.opponent());
