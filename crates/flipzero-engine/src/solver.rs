@@ -8,7 +8,7 @@
 
 use flipzero_core::movegen::{Layout, flips, legal_moves};
 use flipzero_core::position::winner_takes_empties;
-use flipzero_core::{Bitboard, Geometry, Kernel, Position, Scoring, Square};
+use flipzero_core::{Bitboard, Geometry, Kernel, Position, Scoring, Square, Symmetry};
 
 /// At this many empties or fewer, moves are ordered by quadrant parity instead of mobility:
 /// the mobility count costs more than it saves so close to the end.
@@ -542,18 +542,35 @@ fn solve_with<W: Bitboard, L: Layout<W>>(
         .iter()
         .map(|&(_, index)| index)
         .collect();
+    // A move whose result is a symmetric image of an earlier move's scores the same (at the
+    // start of a game every first move is such an image).
+    let symmetries: Vec<Symmetry> = Symmetry::of_board(geometry).collect();
+    let mut searched: Vec<(Position<W>, i32)> = Vec::new();
     for index in root_moves {
-        let flipped = flips(layout, player, opponent, index);
-        let (next_player, next_opponent) =
-            (opponent ^ flipped, player | flipped | W::square(index));
-        let alpha = best - 1;
-        let score = -search.search(
-            next_player,
-            next_opponent,
-            -limit,
-            -alpha.max(-limit),
-            empties - 1,
-        );
+        let child = position.play_unchecked(Square(index as u8));
+        let twin = searched.iter().find(|(earlier, _)| {
+            symmetries
+                .iter()
+                .any(|&symmetry| earlier.transformed(symmetry) == child)
+        });
+        let score = match twin {
+            // The twin's score is exact, or a bound below `best - 1` that keeps both out.
+            Some(&(_, score)) => score,
+            None => {
+                let flipped = flips(layout, player, opponent, index);
+                let (next_player, next_opponent) =
+                    (opponent ^ flipped, player | flipped | W::square(index));
+                let alpha = best - 1;
+                -search.search(
+                    next_player,
+                    next_opponent,
+                    -limit,
+                    -alpha.max(-limit),
+                    empties - 1,
+                )
+            }
+        };
+        searched.push((child, score));
         if score > best {
             best = score;
             best_moves.clear();

@@ -1,7 +1,7 @@
 //! The solver against published exact scores (FFO suite) and against plain minimax.
 
 use flipzero_core::{Geometry, Position, Square};
-use flipzero_engine::{obf, solve};
+use flipzero_engine::{Goal, obf, solve, solve_for};
 
 fn suite(name: &str) -> Vec<obf::ObfLine> {
     let path = format!("{}/../../tests/data/ffo/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -52,19 +52,59 @@ fn ffo_20_to_39_reach_their_published_scores() {
 
 /// Plain minimax over the whole tree, with the pass rule and empties to the winner.
 fn minimax(position: &Position<u64>) -> i32 {
+    minimax_for(position, false)
+}
+
+/// Plain minimax of the final margin (empties to the winner), negated for fewest discs.
+fn minimax_for(position: &Position<u64>, fewest_discs: bool) -> i32 {
     if position.is_game_over() {
         let difference =
             position.player().count_ones() as i32 - position.opponent().count_ones() as i32;
-        return difference + difference.signum() * position.empty().count_ones() as i32;
+        let margin = difference + difference.signum() * position.empty().count_ones() as i32;
+        return if fewest_discs { -margin } else { margin };
     }
     if position.legal_moves() == 0 {
-        return -minimax(&position.pass_unchecked());
+        return -minimax_for(&position.pass_unchecked(), fewest_discs);
     }
     position
         .legal_squares()
-        .map(|square| -minimax(&position.play_unchecked(square)))
+        .map(|square| -minimax_for(&position.play_unchecked(square), fewest_discs))
         .max()
         .unwrap()
+}
+
+#[test]
+fn every_goal_finds_the_minimax_score_and_best_moves() {
+    // 4x4 from the start (all four first moves are symmetric images, searched once) and the
+    // positions after each first move.
+    let four = Position::start(Geometry::<u64>::get(4, 4).unwrap());
+    let mut positions = vec![four];
+    positions.extend(
+        four.legal_squares()
+            .map(|square| four.play_unchecked(square)),
+    );
+    for fewest_discs in [false, true] {
+        let goal = Goal {
+            fewest_discs,
+            ..Goal::default()
+        };
+        for position in &positions {
+            let solution = solve_for(position, goal);
+            let score = minimax_for(position, fewest_discs);
+            let best: Vec<Square> = position
+                .legal_squares()
+                .filter(|&square| {
+                    -minimax_for(&position.play_unchecked(square), fewest_discs) == score
+                })
+                .collect();
+            assert_eq!(solution.score, score, "{position} fewest {fewest_discs}");
+            assert_eq!(
+                solution.best_moves, best,
+                "{position} fewest {fewest_discs}"
+            );
+        }
+    }
+    assert_eq!(solve(&four).best_moves.len(), 4);
 }
 
 #[test]
