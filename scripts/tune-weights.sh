@@ -19,6 +19,7 @@ while read -r name default_size; do
     for size in $(printf '%s\n' 6 "$default_size" | sort -un); do
         # Presets that refuse 6x6 (their line length or start needs more room) are skipped.
         $flipzero tune --variant "$name" --size "$size" --positions "$positions" --depth "$depth" \
+            --weights configs/eval/weights.toml \
             --solve 14 --out configs/eval/weights.toml || echo "skipped $name at $size"
     done
 done <<< "$presets"

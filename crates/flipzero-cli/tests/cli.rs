@@ -280,7 +280,7 @@ fn analyze_searches_any_variant_and_refuses_a_finished_game() {
 fn play_refuses_mistyped_moves_and_takes_moves_back() {
     let output = flipzero()
         .args(["play", "--size", "6", "--white", "engine:depth=2"])
-        .write_stdin("zz9\nf5 d6\nh8\nc4\nb3\nundo\nundo\nquit\n")
+        .write_stdin("zz9\nb3 d2\nh8\nc4\nb3\nundo\nundo\nquit\n")
         .output()
         .unwrap();
     assert!(output.status.success(), "{output:?}");

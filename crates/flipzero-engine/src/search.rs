@@ -73,6 +73,11 @@ impl Default for SearchConfig {
     }
 }
 
+/// The longest time an engine option may give.
+const MAX_SECONDS: f64 = 1e6;
+/// The widest random margin an engine option may give (a thousand discs: any move).
+const MAX_RANDOM_MARGIN: i32 = 100_000;
+
 /// A search setting that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
@@ -115,8 +120,8 @@ impl std::str::FromStr for SearchConfig {
                     let seconds: f64 = value
                         .parse()
                         .map_err(|_| error("not a number of seconds"))?;
-                    if !(seconds.is_finite() && seconds > 0.0) {
-                        return Err(error("the time must be positive"));
+                    if !(seconds.is_finite() && seconds > 0.0 && seconds <= MAX_SECONDS) {
+                        return Err(error("use a time above 0 and at most a million seconds"));
                     }
                     config.time = Some(Duration::from_secs_f64(seconds));
                 }
@@ -140,8 +145,8 @@ impl std::str::FromStr for SearchConfig {
                 "table-bits" => {
                     config.table_bits = u32::try_from(number()?)
                         .ok()
-                        .filter(|b| (8..=28).contains(b))
-                        .ok_or_else(|| error("use 8 to 28"))?;
+                        .filter(|b| (8..=24).contains(b))
+                        .ok_or_else(|| error("use 8 to 24"))?;
                 }
                 _ => return Err(error("unknown option")),
             }
@@ -243,6 +248,18 @@ fn solver_goal(rules: &Rules) -> Option<Goal> {
     })
 }
 
+/// Whether the player to move in `child` is the one who moved in `parent`. Players are
+/// colours, except that the end of komi bidding may seat the first bidder on White.
+pub fn same_player<W: Bitboard>(parent: &Game<W>, child: &Game<W>) -> bool {
+    let mover = parent.side_to_move();
+    let mover = if child.seats_swapped() == parent.seats_swapped() {
+        mover
+    } else {
+        mover.opponent()
+    };
+    child.side_to_move() == mover
+}
+
 /// Whether every turn fills a square, so that a search to the end stays near: not with
 /// sacrifices or neutral swaps.
 pub fn fills_a_square_per_turn(rules: &Rules) -> bool {
@@ -258,7 +275,7 @@ impl<W: Bitboard> Engine<W> {
     pub fn new(rules: &Rules, weights: Weights, config: SearchConfig) -> Self {
         let geometry = flipzero_core::Geometry::<W>::get(rules.rows(), rules.cols())
             .expect("the bitboard width fits the board");
-        let table_size = 1usize << config.table_bits.clamp(8, 28);
+        let table_size = 1usize << config.table_bits.clamp(8, 24);
         Self {
             evaluator: Evaluator::new(rules, geometry, weights),
             solver_goal: solver_goal(rules),
@@ -359,12 +376,11 @@ impl<W: Bitboard> Engine<W> {
         {
             return None;
         }
-        let side = game.side_to_move();
         let position = Position::new(
             game.geometry(),
             game.discs(Color::Black),
             game.discs(Color::White),
-            side,
+            game.side_to_move(),
         )
         .ok()?;
         Some((position, goal))
@@ -393,7 +409,10 @@ impl<W: Bitboard> Engine<W> {
         self.nodes = 0;
         self.stopped = false;
         self.node_limit = self.config.nodes.unwrap_or(u64::MAX);
-        self.deadline = self.config.time.map(|limit| Instant::now() + limit);
+        self.deadline = self
+            .config
+            .time
+            .and_then(|limit| Instant::now().checked_add(limit));
     }
 
     fn check_limits(&mut self) {
@@ -413,7 +432,6 @@ impl<W: Bitboard> Engine<W> {
 
     /// The legal decisions with their children, in search order.
     fn ordered_children(&self, game: &Game<W>, depth: u32, hint: u32) -> Vec<(Decision, Game<W>)> {
-        let side = game.side_to_move();
         // (table's move, evaluation for the mover, history): larger searches first.
         type Rank = (bool, i32, u32);
         let mut ranked: Vec<(Rank, Decision, Game<W>)> = game
@@ -428,7 +446,7 @@ impl<W: Bitboard> Engine<W> {
                     } else {
                         self.static_value(&child)
                     };
-                    if child.side_to_move() == side {
+                    if same_player(game, &child) {
                         value
                     } else {
                         -value
@@ -450,13 +468,13 @@ impl<W: Bitboard> Engine<W> {
     /// The value of `child` for the side that moved into it.
     fn child_value(
         &mut self,
-        mover: Color,
+        parent: &Game<W>,
         child: &Game<W>,
         depth: u32,
         alpha: i32,
         beta: i32,
     ) -> i32 {
-        if child.side_to_move() == mover {
+        if same_player(parent, child) {
             self.negamax(child, depth, alpha, beta)
         } else {
             -self.negamax(child, depth, -beta, -alpha)
@@ -504,17 +522,16 @@ impl<W: Bitboard> Engine<W> {
             depth - 1
         };
         let children = self.ordered_children(game, depth, hint);
-        let mover = game.side_to_move();
         let original_alpha = alpha;
         let mut best = i32::MIN;
         let mut best_index = 0;
         for (rank, (decision, child)) in children.iter().enumerate() {
             let value = if rank == 0 {
-                self.child_value(mover, child, child_depth, alpha, beta)
+                self.child_value(game, child, child_depth, alpha, beta)
             } else {
-                let probe = self.child_value(mover, child, child_depth, alpha, alpha + 1);
+                let probe = self.child_value(game, child, child_depth, alpha, alpha + 1);
                 if probe > alpha && probe < beta {
-                    self.child_value(mover, child, child_depth, probe, beta)
+                    self.child_value(game, child, child_depth, probe, beta)
                 } else {
                     probe
                 }
@@ -566,7 +583,6 @@ impl<W: Bitboard> Engine<W> {
         depth: u32,
         margin: i32,
     ) -> Option<Vec<(Decision, i32)>> {
-        let mover = game.side_to_move();
         let child_depth = if depth == TO_THE_END {
             depth
         } else {
@@ -577,14 +593,18 @@ impl<W: Bitboard> Engine<W> {
         let mut values = Vec::with_capacity(moves.len());
         for (rank, (decision, child)) in moves.iter().enumerate() {
             let value = if rank == 0 {
-                self.child_value(mover, child, child_depth, -infinity, infinity)
+                self.child_value(game, child, child_depth, -infinity, infinity)
             } else {
                 // With a margin, every move within it needs an exact value; without one, a
                 // move only has to be shown no better than the best so far.
-                let floor = if margin > 0 { best - margin - 1 } else { best };
-                let probe = self.child_value(mover, child, child_depth, floor, floor + 1);
+                let floor = if margin > 0 {
+                    best.saturating_sub(margin.saturating_add(1))
+                } else {
+                    best
+                };
+                let probe = self.child_value(game, child, child_depth, floor, floor + 1);
                 if probe > floor {
-                    self.child_value(mover, child, child_depth, floor, infinity)
+                    self.child_value(game, child, child_depth, floor, infinity)
                 } else {
                     probe
                 }
@@ -637,7 +657,8 @@ impl<W: Bitboard> Engine<W> {
             .map(|&(_, v)| v)
             .max()
             .expect("at least one move");
-        if self.config.random_margin <= 0 {
+        let margin = self.config.random_margin.clamp(0, MAX_RANDOM_MARGIN);
+        if margin == 0 {
             return *values
                 .iter()
                 .find(|&&(_, v)| v == best)
@@ -646,7 +667,7 @@ impl<W: Bitboard> Engine<W> {
         let candidates: Vec<(Decision, i32)> = values
             .iter()
             .copied()
-            .filter(|&(_, v)| v >= best - self.config.random_margin)
+            .filter(|&(_, v)| v >= best.saturating_sub(margin))
             .collect();
         *candidates
             .choose(&mut self.rng)
@@ -726,7 +747,8 @@ impl<W: Bitboard> Engine<W> {
             });
         }
         let moves = self.ordered_children(game, TO_THE_END, 0);
-        let values = self.search_root(game, &moves, TO_THE_END, 0)?;
+        let values =
+            self.search_root(game, &moves, TO_THE_END, self.config.random_margin.max(0))?;
         let (decision, value) = self.pick(&values);
         Some(Choice {
             decision,
@@ -770,14 +792,13 @@ impl<W: Bitboard> Engine<W> {
 
     /// Every legal decision with its value for the side to move, best first.
     pub fn analyze(&mut self, game: &Game<W>, depth: u32) -> Vec<DecisionValue> {
-        let mover = game.side_to_move();
         let mut values: Vec<DecisionValue> = game
             .legal_decisions(&self.rules)
             .into_iter()
             .map(|decision| {
                 let child = game.play_unchecked(&self.rules, decision);
                 let (value, exact) = self.value(&child, depth.saturating_sub(1));
-                let value = if child.side_to_move() == mover {
+                let value = if same_player(game, &child) {
                     value
                 } else {
                     -value
@@ -803,13 +824,12 @@ pub fn minimax<W: Bitboard>(engine: &Engine<W>, game: &Game<W>, depth: u32) -> i
     if depth == 0 {
         return engine.static_value(game);
     }
-    let mover = game.side_to_move();
     game.legal_decisions(&engine.rules)
         .into_iter()
         .map(|decision| {
             let child = game.play_unchecked(&engine.rules, decision);
             let value = minimax(engine, &child, depth - 1);
-            if child.side_to_move() == mover {
+            if same_player(game, &child) {
                 value
             } else {
                 -value

@@ -30,10 +30,10 @@ pub(crate) struct AnalyzeArgs {
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=64))]
     depth: u32,
     /// Solve exactly (bitboard solver) at this many empties or fewer.
-    #[arg(long, default_value_t = 14)]
+    #[arg(long, default_value_t = 14, value_parser = clap::value_parser!(u32).range(0..=40))]
     solve: u32,
     /// Search other variants to the end at this many empties or fewer.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=20))]
     end: u32,
     /// Evaluation weights file (TOML); the embedded weights when absent.
     #[arg(long)]

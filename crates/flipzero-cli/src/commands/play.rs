@@ -70,7 +70,13 @@ fn play<W: Bitboard>(
         let side = game.side_to_move();
         let legal = game.legal_decisions(rules);
         let name = |decision: Decision| decision_name(rules, game.geometry(), decision);
-        if let Some(engine) = &mut players[side as usize] {
+        // Players keep their seats; komi bidding may put the first bidder on White.
+        let seat = if game.seats_swapped() {
+            side.opponent()
+        } else {
+            side
+        };
+        if let Some(engine) = &mut players[seat as usize] {
             let started = Instant::now();
             let choice = engine.choose(&game).expect("the game is not over");
             writeln!(
@@ -120,16 +126,19 @@ fn play<W: Bitboard>(
                 }
                 None => writeln!(out, "nothing to undo")?,
             },
-            text if text.split_whitespace().count() > 1 => {
-                writeln!(out, "one decision at a time, please")?;
-            }
-            text => match notation::replay(rules, &game, text) {
-                Ok(next) => {
+            text => match legal.iter().find(|&&d| name(d).eq_ignore_ascii_case(text)) {
+                Some(&decision) => {
+                    let next = game.play_unchecked(rules, decision);
                     human_turns.push(game);
                     game = next;
                     shown = false;
                 }
-                Err(error) => writeln!(out, "not played: {}", error.reason)?,
+                // Not one legal decision: the notation says what is wrong, or that it holds
+                // several.
+                None => match notation::replay(rules, &game, text) {
+                    Ok(_) => writeln!(out, "one decision at a time, please")?,
+                    Err(error) => writeln!(out, "not played: {}", error.reason)?,
+                },
             },
         }
     }

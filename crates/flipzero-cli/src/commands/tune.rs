@@ -23,21 +23,22 @@ pub(crate) struct TuneArgs {
     #[arg(long, value_parser = clap::value_parser!(u8).range(4..=16))]
     size: Option<u8>,
     /// Positions to collect and label.
-    #[arg(long, default_value_t = 2000)]
-    positions: usize,
+    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(50..=10_000_000))]
+    positions: u64,
     /// Search depth of the labels above the solve threshold.
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=20))]
     depth: u32,
     /// Label exactly at this many empties or fewer.
-    #[arg(long, default_value_t = 12)]
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u32).range(0..=24))]
     solve: u32,
-    /// Ridge penalty (per sample).
-    #[arg(long, default_value_t = 1e-3)]
+    /// Ridge penalty (per sample), above 0.
+    #[arg(long, default_value_t = 1e-3, value_parser = positive_number)]
     ridge: f64,
     /// Seed of the games the positions come from.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Weights to start from (and to label with); the embedded weights when absent.
+    /// Weights to start from (and to label with); else the `--out` file when it exists,
+    /// else the embedded weights. The other profiles of this file are kept in the output.
     #[arg(long)]
     weights: Option<PathBuf>,
     /// Where to write the weights file with the fitted profile added (written to a
@@ -49,10 +50,14 @@ pub(crate) struct TuneArgs {
 pub(crate) fn run(args: &TuneArgs) -> anyhow::Result<()> {
     let rules = Rules::load(&args.variant, args.size)
         .with_context(|| format!("--variant {}", args.variant))?;
-    let (mut file, name) = weights_file(args.weights.as_deref())?;
+    let base = args
+        .weights
+        .as_deref()
+        .or_else(|| args.out.exists().then_some(args.out.as_path()));
+    let (mut file, name) = weights_file(base)?;
     let start = file.weights_for(&rules, &name)?;
     let config = TuneConfig {
-        positions: args.positions,
+        positions: args.positions as usize,
         label_depth: args.depth,
         solve_empties: args.solve,
         ridge: args.ridge,
@@ -82,11 +87,17 @@ pub(crate) fn run(args: &TuneArgs) -> anyhow::Result<()> {
     );
     file.profiles
         .insert(key.clone(), report.weights.to_spec(note.clone()));
-    let temporary = args.out.with_extension("toml.tmp");
-    std::fs::write(&temporary, file.to_toml())
-        .with_context(|| format!("writing {}", temporary.display()))?;
-    std::fs::rename(&temporary, &args.out)
-        .with_context(|| format!("renaming into {}", args.out.display()))?;
+    let all_finite = report
+        .weights
+        .opening
+        .iter()
+        .chain(&report.weights.endgame)
+        .all(|weight| weight.is_finite());
+    anyhow::ensure!(
+        all_finite,
+        "the fit gave weights that are not finite; nothing was written"
+    );
+    write_atomically(&args.out, &file.to_toml())?;
     let mut out = std::io::stdout().lock();
     writeln!(out, "{note}")?;
     writeln!(
@@ -94,5 +105,29 @@ pub(crate) fn run(args: &TuneArgs) -> anyhow::Result<()> {
         "profile `{key}` written to {} in {seconds:.1} s",
         args.out.display()
     )?;
+    Ok(())
+}
+
+fn positive_number(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(value) if value.is_finite() && value > 0.0 => Ok(value),
+        _ => Err(format!("`{text}` is not a number above 0")),
+    }
+}
+
+/// Writes `text` to a temporary file beside `path`, flushes it to disk and renames it into
+/// place, so that a reader never sees half a file.
+fn write_atomically(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
+    let temporary = path.with_extension(format!("toml.tmp.{}", std::process::id()));
+    let written = std::fs::File::create(&temporary)
+        .and_then(|mut file| {
+            file.write_all(text.as_bytes())?;
+            file.sync_all()
+        })
+        .and_then(|()| std::fs::rename(&temporary, path));
+    if let Err(error) = written {
+        let _ = std::fs::remove_file(&temporary);
+        return Err(error).with_context(|| format!("writing {}", path.display()));
+    }
     Ok(())
 }
