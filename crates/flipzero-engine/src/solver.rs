@@ -13,6 +13,15 @@ use flipzero_core::{Bitboard, Geometry, Kernel, Position, Scoring, Square, Symme
 /// At this many empties or fewer, moves are ordered by quadrant parity instead of mobility:
 /// the mobility count costs more than it saves so close to the end.
 const FASTEST_FIRST_EMPTIES: u32 = 7;
+/// At this many empties or more, moves are ordered by a short search.
+const SHALLOW_ORDER_EMPTIES: u32 = 14;
+/// Depth of that search: deeper where the subtree to order is larger.
+fn shallow_order_depth(empties: u32) -> u32 {
+    match empties {
+        0..18 => 2,
+        _ => 3,
+    }
+}
 /// At this many empties or fewer, moves are found by trying each empty square.
 const SHALLOW_EMPTIES: u32 = 4;
 /// At this many empties or more, a node first checks whether the opponent's stable discs
@@ -259,6 +268,52 @@ impl<W: Bitboard, L: Layout<W>> Search<W, L> {
             .fold(W::EMPTY, |odd, &quadrant| odd | quadrant)
     }
 
+    /// A rough value for move ordering: corner discs and mobility (a corner reply counted
+    /// twice) of both sides.
+    #[inline(always)]
+    fn ordering_eval(&self, player: W, opponent: W, player_moves: W) -> i32 {
+        let opponent_moves = legal_moves(self.layout, opponent, player);
+        let mobility = |moves: W| (moves.count() + (moves & self.corners).count()) as i32;
+        let corners =
+            (player & self.corners).count() as i32 - (opponent & self.corners).count() as i32;
+        8 * corners + mobility(player_moves) - mobility(opponent_moves)
+    }
+
+    /// A depth-limited alpha-beta search with [`Self::ordering_eval`] at the leaves.
+    fn shallow(&self, player: W, opponent: W, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+        let moves = legal_moves(self.layout, player, opponent);
+        if depth == 0 {
+            return self.ordering_eval(player, opponent, moves);
+        }
+        if moves.is_empty() {
+            if legal_moves(self.layout, opponent, player).is_empty() {
+                return 1000 * self.final_score(player, opponent).signum();
+            }
+            return -self.shallow(opponent, player, depth - 1, -beta, -alpha);
+        }
+        let mut best = -i32::MAX;
+        for index in moves.indices() {
+            let flipped = flips(self.layout, player, opponent, index);
+            let value = -self.shallow(
+                opponent ^ flipped,
+                player | flipped | W::square(index),
+                depth - 1,
+                -beta,
+                -alpha,
+            );
+            if value > best {
+                best = value;
+                if value > alpha {
+                    alpha = value;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best
+    }
+
     /// The moves in search order, written into `buffer` as (rank, square): the table's move
     /// first, then fewest opponent replies far from the end, or moves in odd quadrants first
     /// near it.
@@ -277,6 +332,13 @@ impl<W: Bitboard, L: Layout<W>> Search<W, L> {
         for index in moves.indices() {
             let rank = if Some(index) == hinted {
                 i32::MIN
+            } else if empties >= SHALLOW_ORDER_EMPTIES {
+                // Far from the end a short search orders better than the reply count alone.
+                let flipped = flips(self.layout, player, opponent, index);
+                let (next_player, next_opponent) =
+                    (opponent ^ flipped, player | flipped | W::square(index));
+                let depth = shallow_order_depth(empties);
+                self.shallow(next_player, next_opponent, depth, -i32::MAX, i32::MAX)
             } else if empties > FASTEST_FIRST_EMPTIES {
                 let flipped = flips(self.layout, player, opponent, index);
                 let replies = legal_moves(
