@@ -22,7 +22,7 @@ use rand::seq::IndexedRandom;
 use rand_chacha::ChaCha8Rng;
 
 use crate::eval::{Evaluator, Weights, eval_bound};
-use crate::solver::{Goal, solve_for};
+use crate::solver::{Goal, solve_for, solve_one_best};
 
 /// The depth of a search that runs to the end of the game.
 const TO_THE_END: u32 = u32::MAX;
@@ -725,7 +725,12 @@ impl<W: Bitboard> Engine<W> {
     fn choose_exactly(&mut self, game: &Game<W>) -> Option<Choice> {
         let empties = game.empty().count();
         if let Some((position, goal)) = self.as_position(game) {
-            let solution = solve_for(&position, goal);
+            // A random choice needs every best move; otherwise one is enough and faster.
+            let solution = if self.config.random_margin > 0 {
+                solve_for(&position, goal)
+            } else {
+                solve_one_best(&position, goal)
+            };
             let value = self.solved_value(game, solution.score);
             let best: Vec<(Decision, i32)> = if solution.best_moves.is_empty() {
                 vec![(Decision::Pass, value)]
@@ -769,7 +774,7 @@ impl<W: Bitboard> Engine<W> {
         self.start_clock();
         if self.plays_exactly(game) {
             if let Some((position, goal)) = self.as_position(game) {
-                let solution = solve_for(&position, goal);
+                let solution = solve_one_best(&position, goal);
                 return (self.solved_value(game, solution.score), true);
             }
             let value = self.negamax(game, TO_THE_END, -4 * self.rule_win(), 4 * self.rule_win());
@@ -859,6 +864,6 @@ impl<W: Bitboard> Engine<W> {
     /// The exact value of a position by the bitboard solver, where it applies.
     pub fn exact_value_by_solver(&self, game: &Game<W>) -> Option<i32> {
         let (position, goal) = self.as_position(game)?;
-        Some(self.solved_value(game, solve_for(&position, goal).score))
+        Some(self.solved_value(game, solve_one_best(&position, goal).score))
     }
 }

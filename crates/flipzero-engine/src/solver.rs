@@ -27,6 +27,9 @@ const SHALLOW_EMPTIES: u32 = 4;
 /// At this many empties or more, a node first checks whether the opponent's stable discs
 /// already keep the score at or below alpha.
 const STABILITY_EMPTIES: u32 = 8;
+/// At this many empties or more, the children are looked up in the table before any is
+/// searched (enhanced transposition cut-off).
+const ETC_EMPTIES: u32 = 12;
 /// The transposition table holds at most 2^TABLE_BITS entries (16 bytes each).
 const TABLE_BITS: u32 = 22;
 /// Below this many empties the transposition table is not consulted.
@@ -115,7 +118,7 @@ impl Table {
     }
 }
 
-fn key<W: Bitboard>(player: W, opponent: W) -> u64 {
+fn table_key<W: Bitboard>(player: W, opponent: W) -> u64 {
     let mut key = 0x9e37_79b9_7f4a_7c15u64;
     for word in player.words().chain(opponent.words()) {
         key = (key ^ word).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -442,7 +445,7 @@ macro_rules! search_kernel {
                 return bound;
             }
             let use_table = empties >= TABLE_EMPTIES;
-            let (key, mut hinted) = (key(player, opponent), None);
+            let (key, mut hinted) = (table_key(player, opponent), None);
             if use_table {
                 if let Some(entry) = this.table.probe(key) {
                     let (lower, upper) = (i32::from(entry.lower), i32::from(entry.upper));
@@ -457,6 +460,20 @@ macro_rules! search_kernel {
             }
             let mut buffer = [(0, 0); MAX_MOVES];
             let ordered = this.order(player, opponent, moves, empties, hinted, &mut buffer);
+            if empties >= ETC_EMPTIES {
+                // Enhanced transposition cut-off: a child the table already bounds high enough
+                // for a cut-off needs no search.
+                for &(_, index) in ordered.iter() {
+                    let flipped = flips(this.layout, player, opponent, index);
+                    let child = table_key(opponent ^ flipped, player | flipped | W::square(index));
+                    if let Some(entry) = this.table.probe(child) {
+                        let value = -i32::from(entry.upper);
+                        if value >= beta {
+                            return value;
+                        }
+                    }
+                }
+            }
             let original_alpha = alpha;
             let mut best = -i32::MAX;
             let mut best_move = 0;
@@ -548,6 +565,7 @@ fn quadrants<W: Bitboard>(geometry: &Geometry<W>) -> [W; 4] {
 fn solve_with<W: Bitboard, L: Layout<W>>(
     position: &Position<W>,
     goal: Goal,
+    every_best_move: bool,
     layout: L,
 ) -> Solution {
     let geometry = position.geometry();
@@ -587,8 +605,8 @@ fn solve_with<W: Bitboard, L: Layout<W>>(
             nodes: search.nodes.max(1),
         };
     }
-    // The window (best - 1, limit) gives an exact score to every move that ties the best, so
-    // that all best moves are found.
+    // With every best move wanted, the window (best - 1, limit) gives an exact score to every
+    // move that ties the best.
     let mut best = -limit - 1;
     let mut best_moves = Vec::new();
     let mut buffer = [(0, 0); MAX_MOVES];
@@ -622,7 +640,9 @@ fn solve_with<W: Bitboard, L: Layout<W>>(
                 let flipped = flips(layout, player, opponent, index);
                 let (next_player, next_opponent) =
                     (opponent ^ flipped, player | flipped | W::square(index));
-                let alpha = best - 1;
+                // Every best move needs a window that a tie passes; one best move only needs
+                // each later move shown no better.
+                let alpha = if every_best_move { best - 1 } else { best };
                 -search.search(
                     next_player,
                     next_opponent,
@@ -636,8 +656,8 @@ fn solve_with<W: Bitboard, L: Layout<W>>(
         if score > best {
             best = score;
             best_moves.clear();
-        }
-        if score == best {
+            best_moves.push(Square(index as u8));
+        } else if score == best && every_best_move {
             best_moves.push(Square(index as u8));
         }
     }
@@ -657,6 +677,14 @@ pub fn solve<W: Bitboard>(position: &Position<W>) -> Solution {
 /// Solves a position exactly for a goal: its score and every best move.
 pub fn solve_for<W: Bitboard>(position: &Position<W>, goal: Goal) -> Solution {
     flipzero_core::with_layout!(position.geometry(), W, |layout| solve_with(
-        position, goal, layout
+        position, goal, true, layout
+    ))
+}
+
+/// Solves a position exactly for a goal: its score and one best move (the first found), which
+/// is faster than proving every best move.
+pub fn solve_one_best<W: Bitboard>(position: &Position<W>, goal: Goal) -> Solution {
+    flipzero_core::with_layout!(position.geometry(), W, |layout| solve_with(
+        position, goal, false, layout
     ))
 }

@@ -1,7 +1,7 @@
 //! The solver against published exact scores (FFO suite) and against plain minimax.
 
 use flipzero_core::{Geometry, Position, Square};
-use flipzero_engine::{Goal, obf, solve, solve_for};
+use flipzero_engine::{Goal, obf, solve, solve_for, solve_one_best};
 
 fn suite(name: &str) -> Vec<obf::ObfLine> {
     let path = format!("{}/../../tests/data/ffo/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -122,5 +122,7 @@ fn the_solver_equals_minimax_on_small_boards_and_late_positions() {
             };
         }
         assert_eq!(solve(&position).score, minimax(&position), "{position}");
+        let one = solve_one_best(&position, Goal::default());
+        assert_eq!(one.score, minimax(&position), "{position}");
     }
 }

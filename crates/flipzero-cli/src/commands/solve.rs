@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
-use flipzero_engine::{Goal, obf, solve_for};
+use flipzero_engine::{Goal, obf, solve_for, solve_one_best};
 
 /// Arguments of `flipzero solve`.
 #[derive(Debug, Args)]
@@ -17,6 +17,10 @@ pub(crate) struct SolveArgs {
     /// still better for the side to move.
     #[arg(long)]
     fewest_discs: bool,
+    /// Prove one best move only (faster; the usual way engines are timed) instead of every
+    /// best move.
+    #[arg(long)]
+    one_best: bool,
     /// Print one JSON object per position.
     #[arg(long)]
     json: bool,
@@ -41,7 +45,11 @@ pub(crate) fn run(args: &SolveArgs) -> anyhow::Result<()> {
             fewest_discs: args.fewest_discs,
             ..Goal::default()
         };
-        let solution = solve_for(&line.position, goal);
+        let solution = if args.one_best {
+            solve_one_best(&line.position, goal)
+        } else {
+            solve_for(&line.position, goal)
+        };
         let seconds = started.elapsed().as_secs_f64();
         total_nodes += solution.nodes;
         total_seconds += seconds;
