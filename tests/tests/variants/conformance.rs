@@ -202,6 +202,29 @@ fn random_games_keep_every_invariant_on_every_preset_and_size() {
 }
 
 #[test]
+fn position_text_refuses_supplies_and_komi_the_rules_cannot_have() {
+    let othello = flipzero_core::Preset::Othello.rules(None).unwrap();
+    let start = format!(
+        "{}OX{}XO{} X",
+        "-".repeat(27),
+        "-".repeat(6),
+        "-".repeat(27)
+    );
+    let error = Game::<u64>::from_text(&othello, &format!("{start} supply=0/0,0/0"))
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("no supply limit"), "{error}");
+    let error = Game::<u64>::from_text(&othello, &format!("{start} komi=100"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("komi beyond the board's 64 squares"),
+        "{error}"
+    );
+    assert!(Game::<u64>::from_text(&othello, &format!("{start} komi=-2.5")).is_ok());
+}
+
+#[test]
 fn per_player_supplies_run_out_and_the_opponent_plays_on() {
     let rules = flipzero_core::Preset::ClassicReversi.rules(None).unwrap();
     // After the centre plies, Black has no disc left though moves exist: Black passes and

@@ -160,6 +160,9 @@ fn komi_values() {
     let mut spec = othello();
     spec.komi = KomiSpec::Bid { min: 4, max: -4 };
     refused(spec, "komi.bid", "min must not exceed max");
+    let mut spec = Preset::Komi.spec(Some(4));
+    spec.komi = KomiSpec::Bid { min: 0, max: 100 };
+    refused(spec, "komi.bid", "beyond the board's 16 squares");
     let mut spec = Preset::Gomullo.spec(None);
     spec.komi = KomiSpec::Fixed(0.5);
     refused(spec, "komi", "line objective");

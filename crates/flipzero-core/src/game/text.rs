@@ -325,6 +325,9 @@ impl<W: Bitboard> Game<W> {
                     let [b_own, b_other, w_own, w_other] = amounts[..] else {
                         return Err(bad_field(token, "expected own/other,own/other"));
                     };
+                    if matches!(rules.spec().supply, SupplySpec::Unlimited) {
+                        return Err(bad_field(token, "these rules set no supply limit"));
+                    }
                     game.supply = [[b_own, b_other], [w_own, w_other]];
                 }
                 "next" => {
@@ -367,6 +370,14 @@ impl<W: Bitboard> Game<W> {
                         .map_err(|_| bad_field(token, "expected a number"))?;
                     if (komi * 2.0).fract() != 0.0 {
                         return Err(bad_field(token, "komi must be a multiple of 0.5"));
+                    }
+                    // No margin can exceed the board, so neither can a meaningful komi.
+                    let squares = f64::from(rules.square_count());
+                    if !(-squares..=squares).contains(&komi) {
+                        return Err(bad_field(
+                            token,
+                            format!("komi beyond the board's {squares} squares"),
+                        ));
                     }
                     game.komi_halves = (komi * 2.0) as i16;
                 }

@@ -246,10 +246,17 @@ impl TryFrom<RulesSpec> for Rules {
                 }
             }
             KomiSpec::Bid { min, max } => {
-                if min > max || i32::from(max) - i32::from(min) > 64 {
+                let beyond_board = |bid: i8| i32::from(bid).abs() > squares;
+                if min > max
+                    || i32::from(max) - i32::from(min) > 64
+                    || beyond_board(min)
+                    || beyond_board(max)
+                {
                     return Err(invalid(
                         "komi.bid",
-                        format!("bids {min}..={max}: min must not exceed max, and at most 65 bids"),
+                        format!(
+                            "bids {min}..={max}: min must not exceed max, at most 65 bids, none beyond the board's {squares} squares"
+                        ),
                     ));
                 }
                 Komi::Bid { min, max }
