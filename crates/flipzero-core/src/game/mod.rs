@@ -435,6 +435,11 @@ impl<W: Bitboard> Game<W> {
         &self.tables.line_windows
     }
 
+    /// The first bid of the komi bidding, once made and while the second is awaited.
+    pub fn first_bid(&self) -> Option<i8> {
+        self.first_bid
+    }
+
     /// A result decided by a rule (a line, a repetition) rather than by counting discs.
     pub fn decided(&self) -> Option<Outcome> {
         self.decided
