@@ -248,18 +248,6 @@ fn solver_goal(rules: &Rules) -> Option<Goal> {
     })
 }
 
-/// Whether the player to move in `child` is the one who moved in `parent`. Players are
-/// colours, except that the end of komi bidding may seat the first bidder on White.
-pub fn same_player<W: Bitboard>(parent: &Game<W>, child: &Game<W>) -> bool {
-    let mover = parent.side_to_move();
-    let mover = if child.seats_swapped() == parent.seats_swapped() {
-        mover
-    } else {
-        mover.opponent()
-    };
-    child.side_to_move() == mover
-}
-
 /// Whether every turn fills a square, so that a search to the end stays near: not with
 /// sacrifices or neutral swaps.
 pub fn fills_a_square_per_turn(rules: &Rules) -> bool {
@@ -446,7 +434,7 @@ impl<W: Bitboard> Engine<W> {
                     } else {
                         self.static_value(&child)
                     };
-                    if same_player(game, &child) {
+                    if game.same_player_to_move(&child) {
                         value
                     } else {
                         -value
@@ -474,7 +462,7 @@ impl<W: Bitboard> Engine<W> {
         alpha: i32,
         beta: i32,
     ) -> i32 {
-        if same_player(parent, child) {
+        if parent.same_player_to_move(child) {
             self.negamax(child, depth, alpha, beta)
         } else {
             -self.negamax(child, depth, -beta, -alpha)
@@ -803,7 +791,7 @@ impl<W: Bitboard> Engine<W> {
             .map(|decision| {
                 let child = game.play_unchecked(&self.rules, decision);
                 let (value, exact) = self.value(&child, depth.saturating_sub(1));
-                let value = if same_player(game, &child) {
+                let value = if game.same_player_to_move(&child) {
                     value
                 } else {
                     -value
@@ -834,7 +822,7 @@ pub fn minimax<W: Bitboard>(engine: &Engine<W>, game: &Game<W>, depth: u32) -> i
         .map(|decision| {
             let child = game.play_unchecked(&engine.rules, decision);
             let value = minimax(engine, &child, depth - 1);
-            if same_player(game, &child) {
+            if game.same_player_to_move(&child) {
                 value
             } else {
                 -value

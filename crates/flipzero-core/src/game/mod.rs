@@ -435,6 +435,18 @@ impl<W: Bitboard> Game<W> {
         &self.tables.line_windows
     }
 
+    /// Whether the player to move here is also the one to move in `child` (a position after
+    /// one of this position's decisions). Players are colours, except that the end of komi
+    /// bidding may seat the first bidder on White.
+    pub fn same_player_to_move(&self, child: &Self) -> bool {
+        let mover = if child.seats_swapped == self.seats_swapped {
+            self.side_to_move
+        } else {
+            self.side_to_move.opponent()
+        };
+        child.side_to_move == mover
+    }
+
     /// The first bid of the komi bidding, once made and while the second is awaited.
     pub fn first_bid(&self) -> Option<i8> {
         self.first_bid

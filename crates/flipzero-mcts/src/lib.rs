@@ -1,0 +1,357 @@
+//! Monte-Carlo tree search over the decisions of any variant, guided by an [`Evaluator`]
+//! (a network, or the [`UniformEvaluator`] for tests): PUCT selection, optional Dirichlet
+//! noise at the root, visit-count policies with a temperature, and tree reuse between moves.
+//!
+//! Values are expected results in [-1, 1] for the player to move; a multi-step turn keeps the
+//! same player to move (see `Game::same_player_to_move`), so values change sign only where
+//! the player changes.
+
+use flipzero_core::{Bitboard, Decision, Game, Outcome, Rules};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rand_distr::{Distribution, Gamma};
+
+/// What an evaluator says of one unfinished position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluation {
+    /// Prior probabilities of the legal decisions, in the order they were given.
+    pub priors: Vec<f32>,
+    /// Expected result for the player to move, in [-1, 1].
+    pub value: f32,
+}
+
+/// Evaluates positions in batches: self-play collects leaves from many games and makes one
+/// call, so a network runs at a useful batch size.
+pub trait Evaluator<W: Bitboard> {
+    /// One evaluation per position, each with its legal decisions as given.
+    fn evaluate(&mut self, rules: &Rules, positions: &[(&Game<W>, &[Decision])])
+    -> Vec<Evaluation>;
+}
+
+/// Uniform priors and a value of 0: search guided by nothing but the game's end. For tests
+/// and as the weakest MCTS agent.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct UniformEvaluator;
+
+impl<W: Bitboard> Evaluator<W> for UniformEvaluator {
+    fn evaluate(
+        &mut self,
+        _rules: &Rules,
+        positions: &[(&Game<W>, &[Decision])],
+    ) -> Vec<Evaluation> {
+        positions
+            .iter()
+            .map(|(_, decisions)| Evaluation {
+                priors: vec![1.0 / decisions.len() as f32; decisions.len()],
+                value: 0.0,
+            })
+            .collect()
+    }
+}
+
+/// Search settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MctsConfig {
+    /// Simulations per search (visits added to the root).
+    pub simulations: u32,
+    /// Exploration constant of PUCT.
+    pub c_puct: f32,
+    /// Share of the root priors replaced by Dirichlet noise (0 turns the noise off).
+    pub noise_fraction: f32,
+    /// Concentration of that noise (about 10 / typical number of moves).
+    pub dirichlet_alpha: f32,
+    /// Seed of the noise and of sampling by temperature.
+    pub seed: u64,
+}
+
+impl Default for MctsConfig {
+    fn default() -> Self {
+        Self {
+            simulations: 400,
+            c_puct: 1.5,
+            noise_fraction: 0.0,
+            dirichlet_alpha: 0.3,
+            seed: 0,
+        }
+    }
+}
+
+/// One decision out of a node.
+#[derive(Clone, Debug)]
+struct Edge {
+    decision: Decision,
+    prior: f32,
+    visits: u32,
+    /// Sum of the values seen through this edge, for the player to move at the node.
+    value_sum: f32,
+    child: Option<usize>,
+}
+
+impl Edge {
+    fn mean(&self) -> f32 {
+        if self.visits == 0 {
+            0.0
+        } else {
+            self.value_sum / self.visits as f32
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct Node<W: Bitboard> {
+    game: Game<W>,
+    /// `None` until evaluated.
+    edges: Option<Vec<Edge>>,
+    /// The exact value for the player to move, once the game is over.
+    terminal: Option<f32>,
+}
+
+/// What a search found at the root.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResult {
+    /// Every legal decision with its visits and mean value (for the player to move).
+    pub decisions: Vec<(Decision, u32, f32)>,
+    /// The visit-weighted value of the root for the player to move.
+    pub value: f32,
+}
+
+impl SearchResult {
+    /// The most visited decision (the first of equals).
+    pub fn best(&self) -> Decision {
+        let most = self.decisions.iter().map(|d| d.1).max().unwrap_or(0);
+        self.decisions
+            .iter()
+            .find(|d| d.1 == most)
+            .map(|d| d.0)
+            .expect("a search result has a decision")
+    }
+
+    /// The policy target: visits normalised to sum to 1, per decision.
+    pub fn policy(&self) -> Vec<(Decision, f32)> {
+        let total: u32 = self.decisions.iter().map(|d| d.1).sum();
+        self.decisions
+            .iter()
+            .map(|&(decision, visits, _)| (decision, visits as f32 / total.max(1) as f32))
+            .collect()
+    }
+}
+
+/// A search tree that persists between moves.
+pub struct Mcts<W: Bitboard> {
+    rules: Rules,
+    config: MctsConfig,
+    nodes: Vec<Node<W>>,
+    root: usize,
+    rng: ChaCha8Rng,
+}
+
+/// The result of a finished game for its player to move.
+fn terminal_value<W: Bitboard>(rules: &Rules, game: &Game<W>) -> f32 {
+    match game.outcome(rules) {
+        Some(Outcome::Win(color)) if color == game.side_to_move() => 1.0,
+        Some(Outcome::Win(_)) => -1.0,
+        _ => 0.0,
+    }
+}
+
+impl<W: Bitboard> Mcts<W> {
+    /// A tree rooted at `game`.
+    pub fn new(rules: &Rules, config: MctsConfig, game: &Game<W>) -> Self {
+        let mut tree = Self {
+            rng: ChaCha8Rng::seed_from_u64(config.seed),
+            rules: rules.clone(),
+            config,
+            nodes: Vec::new(),
+            root: 0,
+        };
+        tree.reset(game);
+        tree
+    }
+
+    fn new_node(&mut self, game: Game<W>) -> usize {
+        let terminal = game.is_over().then(|| terminal_value(&self.rules, &game));
+        self.nodes.push(Node {
+            game,
+            edges: None,
+            terminal,
+        });
+        self.nodes.len() - 1
+    }
+
+    fn reset(&mut self, game: &Game<W>) {
+        self.nodes.clear();
+        self.root = self.new_node(game.clone());
+    }
+
+    /// The root position.
+    pub fn game(&self) -> &Game<W> {
+        &self.nodes[self.root].game
+    }
+
+    /// Moves the root to the child after `decision`, keeping its subtree (or starts afresh
+    /// when the decision was never expanded).
+    pub fn advance(&mut self, decision: Decision) {
+        let root = &self.nodes[self.root];
+        let child = root
+            .edges
+            .as_ref()
+            .and_then(|edges| edges.iter().find(|edge| edge.decision == decision))
+            .and_then(|edge| edge.child);
+        match child {
+            Some(child) => self.root = child,
+            None => {
+                let next = root.game.play_unchecked(&self.rules, decision);
+                self.reset(&next);
+            }
+        }
+    }
+
+    /// Evaluates a node's position and creates its edges; returns its value.
+    fn expand(&mut self, node: usize, evaluator: &mut impl Evaluator<W>) -> f32 {
+        let game = &self.nodes[node].game;
+        let decisions = game.legal_decisions(&self.rules);
+        let evaluation = evaluator
+            .evaluate(&self.rules, &[(game, &decisions)])
+            .pop()
+            .expect("one evaluation per position");
+        let edges = decisions
+            .into_iter()
+            .zip(evaluation.priors)
+            .map(|(decision, prior)| Edge {
+                decision,
+                prior,
+                visits: 0,
+                value_sum: 0.0,
+                child: None,
+            })
+            .collect();
+        self.nodes[node].edges = Some(edges);
+        evaluation.value
+    }
+
+    /// Mixes Dirichlet noise into the root priors.
+    fn add_root_noise(&mut self) {
+        let fraction = self.config.noise_fraction;
+        if fraction <= 0.0 {
+            return;
+        }
+        let Ok(gamma) = Gamma::new(self.config.dirichlet_alpha.max(1e-3), 1.0) else {
+            return;
+        };
+        let Some(edges) = self.nodes[self.root].edges.as_mut() else {
+            return;
+        };
+        let noise: Vec<f32> = edges.iter().map(|_| gamma.sample(&mut self.rng)).collect();
+        let total: f32 = noise.iter().sum::<f32>().max(f32::MIN_POSITIVE);
+        for (edge, sample) in edges.iter_mut().zip(noise) {
+            edge.prior = (1.0 - fraction) * edge.prior + fraction * sample / total;
+        }
+    }
+
+    /// The PUCT choice among a node's edges.
+    fn select(&self, node: usize) -> usize {
+        let edges = self.nodes[node].edges.as_ref().expect("an expanded node");
+        let total: u32 = edges.iter().map(|edge| edge.visits).sum();
+        let exploration = self.config.c_puct * (total.max(1) as f32).sqrt();
+        let score =
+            |edge: &Edge| edge.mean() + exploration * edge.prior / (1.0 + edge.visits as f32);
+        edges
+            .iter()
+            .enumerate()
+            .max_by(|(_, a), (_, b)| score(a).total_cmp(&score(b)))
+            .map(|(index, _)| index)
+            .expect("an unfinished position has a decision")
+    }
+
+    /// One simulation: down to a leaf by PUCT, evaluate it, and back up its value.
+    fn simulate(&mut self, evaluator: &mut impl Evaluator<W>) {
+        let mut path: Vec<(usize, usize)> = Vec::new();
+        let mut node = self.root;
+        let mut value = loop {
+            if let Some(value) = self.nodes[node].terminal {
+                break value;
+            }
+            if self.nodes[node].edges.is_none() {
+                break self.expand(node, evaluator);
+            }
+            let edge = self.select(node);
+            let child = match self.nodes[node].edges.as_ref().expect("expanded")[edge].child {
+                Some(child) => child,
+                None => {
+                    let decision =
+                        self.nodes[node].edges.as_ref().expect("expanded")[edge].decision;
+                    let next = self.nodes[node].game.play_unchecked(&self.rules, decision);
+                    let child = self.new_node(next);
+                    self.nodes[node].edges.as_mut().expect("expanded")[edge].child = Some(child);
+                    child
+                }
+            };
+            path.push((node, edge));
+            node = child;
+        };
+        // `value` is for the player to move at `node`; walk back up, turning it to each
+        // parent's player.
+        for &(parent, edge) in path.iter().rev() {
+            if !self.nodes[parent]
+                .game
+                .same_player_to_move(&self.nodes[node].game)
+            {
+                value = -value;
+            }
+            let edge = &mut self.nodes[parent].edges.as_mut().expect("expanded")[edge];
+            edge.visits += 1;
+            edge.value_sum += value;
+            node = parent;
+        }
+    }
+
+    /// Runs the configured number of simulations from the root.
+    ///
+    /// # Panics
+    /// When the root game is over.
+    pub fn search(&mut self, evaluator: &mut impl Evaluator<W>) -> SearchResult {
+        assert!(!self.game().is_over(), "search of a finished game");
+        if self.nodes[self.root].edges.is_none() {
+            self.expand(self.root, evaluator);
+        }
+        self.add_root_noise();
+        for _ in 0..self.config.simulations {
+            self.simulate(evaluator);
+        }
+        let edges = self.nodes[self.root].edges.as_ref().expect("expanded");
+        let visits: u32 = edges.iter().map(|edge| edge.visits).sum();
+        let value = edges.iter().map(|edge| edge.value_sum).sum::<f32>() / visits.max(1) as f32;
+        SearchResult {
+            decisions: edges
+                .iter()
+                .map(|edge| (edge.decision, edge.visits, edge.mean()))
+                .collect(),
+            value,
+        }
+    }
+
+    /// A decision drawn with probability proportional to visits^(1/temperature); the most
+    /// visited one at temperature 0.
+    pub fn sample(&mut self, result: &SearchResult, temperature: f32) -> Decision {
+        if temperature <= 0.0 {
+            return result.best();
+        }
+        let weights: Vec<f64> = result
+            .decisions
+            .iter()
+            .map(|d| f64::from(d.1).powf(1.0 / f64::from(temperature)))
+            .collect();
+        let total: f64 = weights.iter().sum();
+        if total <= 0.0 || !total.is_finite() {
+            return result.best();
+        }
+        let mut pick = self.rng.random::<f64>() * total;
+        for (decision, weight) in result.decisions.iter().zip(&weights) {
+            if pick < *weight {
+                return decision.0;
+            }
+            pick -= weight;
+        }
+        result.best()
+    }
+}

@@ -1,0 +1,138 @@
+//! MCTS with the uniform evaluator against exact values from the classical engine.
+
+use flipzero_core::{Bitboard, Decision, Game, Preset, Rules};
+use flipzero_engine::{Engine, SearchConfig, WeightsFile};
+use flipzero_mcts::{Mcts, MctsConfig, UniformEvaluator};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn exact_engine<W: Bitboard>(rules: &Rules) -> Engine<W> {
+    let weights = WeightsFile::embedded()
+        .weights_for(rules, "embedded")
+        .unwrap();
+    let config = SearchConfig {
+        solve_empties: 64,
+        end_search_empties: 20,
+        ..SearchConfig::default()
+    };
+    Engine::new(rules, weights, config)
+}
+
+/// The exact value of each decision for the player to move, in centi-discs.
+fn exact_values<W: Bitboard>(rules: &Rules, game: &Game<W>) -> Vec<(Decision, i32)> {
+    let mut engine = exact_engine::<W>(rules);
+    engine
+        .analyze(game, 1)
+        .into_iter()
+        .map(|entry| {
+            assert!(entry.exact);
+            (entry.decision, entry.value)
+        })
+        .collect()
+}
+
+/// Random decisions until at most `empties` squares are empty.
+fn endgame<W: Bitboard>(rules: &Rules, seed: u64, empties: u32) -> Game<W> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut game = Game::<W>::try_start(rules, seed).unwrap();
+    while (game.empty().count() > empties || game.is_mid_turn()) && !game.is_over() {
+        let legal = game.legal_decisions(rules);
+        game = game.play_unchecked(rules, legal[rng.random_range(0..legal.len())]);
+    }
+    game
+}
+
+#[test]
+fn the_uniform_search_finds_the_forced_wins_of_small_endgames() {
+    let mut checked = 0;
+    for (preset, empties) in [
+        (Preset::Othello, 7),
+        (Preset::Anti, 7),
+        (Preset::Gomullo, 6),
+    ] {
+        let rules = preset.rules(Some(6)).unwrap();
+        for seed in 0..30 {
+            let game = endgame::<u64>(&rules, seed, empties);
+            if game.is_over() {
+                continue;
+            }
+            let values = exact_values(&rules, &game);
+            let winning: Vec<Decision> = values
+                .iter()
+                .filter(|(_, v)| *v > 0)
+                .map(|(d, _)| *d)
+                .collect();
+            // Only positions where some decision wins and some does not test anything.
+            if winning.is_empty() || winning.len() == values.len() {
+                continue;
+            }
+            let config = MctsConfig {
+                simulations: 3000,
+                ..MctsConfig::default()
+            };
+            let mut tree = Mcts::new(&rules, config, &game);
+            let result = tree.search(&mut UniformEvaluator);
+            assert_eq!(result.decisions.iter().map(|d| d.1).sum::<u32>(), 3000);
+            assert!(
+                winning.contains(&result.best()),
+                "{preset} seed {seed}: chose {:?}, winning {winning:?} in {}",
+                result.best(),
+                game.to_text(&rules)
+            );
+            assert!(
+                result.value > 0.0,
+                "{preset} seed {seed}: value {}",
+                result.value
+            );
+            checked += 1;
+        }
+    }
+    assert!(
+        checked >= 10,
+        "only {checked} positions had a forced win to find"
+    );
+}
+
+#[test]
+fn the_tree_is_reused_and_noise_and_sampling_follow_the_seed() {
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    let start = Game::<u64>::start(&rules);
+    let config = MctsConfig {
+        simulations: 200,
+        noise_fraction: 0.25,
+        seed: 9,
+        ..MctsConfig::default()
+    };
+    let run = || {
+        let mut tree = Mcts::new(&rules, config.clone(), &start);
+        let mut line = Vec::new();
+        for _ in 0..6 {
+            let result = tree.search(&mut UniformEvaluator);
+            let decision = tree.sample(&result, 1.0);
+            line.push(decision);
+            tree.advance(decision);
+        }
+        (line, tree.game().to_text(&rules))
+    };
+    let (line, end) = run();
+    assert_eq!(run(), (line.clone(), end.clone()));
+    // The root after the moves is the game those moves reach.
+    let mut game = start.clone();
+    for decision in &line {
+        game = game.play(&rules, *decision).unwrap();
+    }
+    assert_eq!(game.to_text(&rules), end);
+    // Reuse: the child's earlier visits stay, so a new search adds to them.
+    let mut tree = Mcts::new(&rules, MctsConfig::default(), &start);
+    let first = tree.search(&mut UniformEvaluator);
+    let best = first.best();
+    let carried = first.decisions.iter().find(|d| d.0 == best).unwrap().1;
+    tree.advance(best);
+    let second = tree.search(&mut UniformEvaluator);
+    let total: u32 = second.decisions.iter().map(|d| d.1).sum();
+    assert_eq!(
+        total,
+        carried - 1 + 400,
+        "visits carried over from the first search"
+    );
+}
