@@ -126,3 +126,12 @@ fn the_solver_equals_minimax_on_small_boards_and_late_positions() {
         assert_eq!(one.score, minimax(&position), "{position}");
     }
 }
+
+/// RULES.md section 4: perfect play in 6x6 Othello gives White 20-16. About 4.5 minutes of
+/// one core (experiments/2026-11-29-solve-6x6).
+#[test]
+#[ignore = "solves 6x6 Othello from the start: minutes"]
+fn six_by_six_othello_is_a_white_win_by_four() {
+    let start = Position::start(Geometry::<u64>::get(6, 6).unwrap());
+    assert_eq!(solve_one_best(&start, Goal::default()).score, -4);
+}
