@@ -2,11 +2,15 @@
 //! (a network, or the [`UniformEvaluator`] for tests): PUCT selection, optional Dirichlet
 //! noise at the root, visit-count policies with a temperature, and tree reuse between moves.
 //!
+//! Near the end, positions can take their exact result from the engine's solver
+//! ([`MctsConfig::solve_empties`]).
+//!
 //! Values are expected results in [-1, 1] for the player to move; a multi-step turn keeps the
 //! same player to move (see `Game::same_player_to_move`), so values change sign only where
 //! the player changes.
 
 use flipzero_core::{Bitboard, Decision, Game, Outcome, Rules};
+use flipzero_engine::{Engine, SearchConfig, WeightsFile};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Gamma};
@@ -62,6 +66,9 @@ pub struct MctsConfig {
     pub dirichlet_alpha: f32,
     /// Seed of the noise and of sampling by temperature.
     pub seed: u64,
+    /// Positions with this many empty squares or fewer take their exact result from the
+    /// endgame solver instead of the evaluator (Othello-move rules only; 0 turns it off).
+    pub solve_empties: u32,
 }
 
 impl Default for MctsConfig {
@@ -72,6 +79,7 @@ impl Default for MctsConfig {
             noise_fraction: 0.0,
             dirichlet_alpha: 0.3,
             seed: 0,
+            solve_empties: 0,
         }
     }
 }
@@ -139,6 +147,8 @@ impl SearchResult {
 /// A search tree that persists between moves.
 pub struct Mcts<W: Bitboard> {
     rules: Rules,
+    /// The exact solver for leaves near the end, when the rules allow it.
+    solver: Option<Engine<W>>,
     config: MctsConfig,
     nodes: Vec<Node<W>>,
     root: usize,
@@ -157,7 +167,20 @@ fn terminal_value<W: Bitboard>(rules: &Rules, game: &Game<W>) -> f32 {
 impl<W: Bitboard> Mcts<W> {
     /// A tree rooted at `game`.
     pub fn new(rules: &Rules, config: MctsConfig, game: &Game<W>) -> Self {
+        let solver = (config.solve_empties > 0)
+            .then(|| {
+                let weights = WeightsFile::embedded()
+                    .weights_for(rules, "embedded")
+                    .ok()?;
+                let search = SearchConfig {
+                    solve_empties: config.solve_empties,
+                    ..SearchConfig::default()
+                };
+                Some(Engine::new(rules, weights, search))
+            })
+            .flatten();
         let mut tree = Self {
+            solver,
             rng: ChaCha8Rng::seed_from_u64(config.seed),
             rules: rules.clone(),
             config,
@@ -169,13 +192,27 @@ impl<W: Bitboard> Mcts<W> {
     }
 
     fn new_node(&mut self, game: Game<W>) -> usize {
-        let terminal = game.is_over().then(|| terminal_value(&self.rules, &game));
+        let terminal = if game.is_over() {
+            Some(terminal_value(&self.rules, &game))
+        } else {
+            self.solved_value(&game)
+        };
         self.nodes.push(Node {
             game,
             edges: None,
             terminal,
         });
         self.nodes.len() - 1
+    }
+
+    /// The exact result for the player to move, from the solver, near the end.
+    fn solved_value(&self, game: &Game<W>) -> Option<f32> {
+        let solver = self.solver.as_ref()?;
+        if game.empty().count() > self.config.solve_empties {
+            return None;
+        }
+        let value = solver.exact_value_by_solver(game)?;
+        Some(value.signum() as f32)
     }
 
     fn reset(&mut self, game: &Game<W>) {

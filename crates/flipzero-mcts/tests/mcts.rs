@@ -136,3 +136,37 @@ fn the_tree_is_reused_and_noise_and_sampling_follow_the_seed() {
         "visits carried over from the first search"
     );
 }
+
+#[test]
+fn solved_leaves_find_wins_with_few_simulations() {
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    let mut checked = 0;
+    for seed in 0..30 {
+        let game = endgame::<u64>(&rules, seed, 11);
+        if game.is_over() {
+            continue;
+        }
+        let values = exact_values(&rules, &game);
+        let winning: Vec<Decision> = values
+            .iter()
+            .filter(|(_, v)| *v > 0)
+            .map(|(d, _)| *d)
+            .collect();
+        if winning.is_empty() || winning.len() == values.len() {
+            continue;
+        }
+        let config = MctsConfig {
+            simulations: 100,
+            solve_empties: 10,
+            ..MctsConfig::default()
+        };
+        let mut tree = Mcts::new(&rules, config, &game);
+        let result = tree.search(&mut UniformEvaluator);
+        assert!(winning.contains(&result.best()), "seed {seed}");
+        checked += 1;
+    }
+    assert!(
+        checked >= 5,
+        "only {checked} positions had a forced win to find"
+    );
+}
