@@ -96,3 +96,47 @@ fn adam_steps_lower_the_loss_on_a_fixed_batch() {
     let after = scalar(loss(&net, input, &device, size));
     assert!(after < before, "loss {before} -> {after}");
 }
+
+#[test]
+fn the_network_guides_a_search_and_batches_do_not_change_answers() {
+    use flipzero_mcts::{Evaluator, Mcts, MctsConfig};
+    use flipzero_nn::NetEvaluator;
+    let device = Device::flex();
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    let (_, _, config) = batch(&device);
+    let net = config.init(&device);
+    let mut evaluator = NetEvaluator::new(&rules, &net, &device);
+    let start = Game::<u64>::start(&rules);
+    let games: Vec<Game<u64>> = start
+        .legal_decisions(&rules)
+        .into_iter()
+        .map(|d| start.play_unchecked(&rules, d))
+        .collect();
+    let legal: Vec<Vec<flipzero_core::Decision>> =
+        games.iter().map(|g| g.legal_decisions(&rules)).collect();
+    let positions: Vec<(&Game<u64>, &[flipzero_core::Decision])> = games
+        .iter()
+        .zip(&legal)
+        .map(|(g, l)| (g, l.as_slice()))
+        .collect();
+    let together = evaluator.evaluate(&rules, &positions);
+    for (index, position) in positions.iter().enumerate() {
+        let alone = evaluator
+            .evaluate(&rules, std::slice::from_ref(position))
+            .remove(0);
+        let sum: f32 = alone.priors.iter().sum();
+        assert!((sum - 1.0).abs() < 1e-5, "priors sum to {sum}");
+        assert!(alone.value.abs() <= 1.0);
+        assert!((alone.value - together[index].value).abs() < 1e-5);
+        for (a, b) in alone.priors.iter().zip(&together[index].priors) {
+            assert!((a - b).abs() < 1e-5, "{a} vs {b}");
+        }
+    }
+    let search = MctsConfig {
+        simulations: 50,
+        ..MctsConfig::default()
+    };
+    let mut tree = Mcts::new(&rules, search, &start);
+    let result = tree.search(&mut evaluator);
+    assert_eq!(result.decisions.iter().map(|d| d.1).sum::<u32>(), 50);
+}
