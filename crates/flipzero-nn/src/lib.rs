@@ -5,8 +5,10 @@
 //! Tensors carry their device (Burn 0.22): the embedded default is the pure-Rust `flex` CPU
 //! backend; the `cuda` and `wgpu` features add GPU devices, chosen at run time.
 
+pub mod checkpoint;
 pub mod evaluator;
 pub mod net;
 
+pub use checkpoint::{CheckpointError, CheckpointMeta};
 pub use evaluator::NetEvaluator;
 pub use net::{NetConfig, NetOutput, PolicyValueNet};

@@ -1,0 +1,183 @@
+//! Checkpoint files: a magic number and format version, metadata as JSON (the rules, the
+//! encoder version, the network config, the training step) and the weights as a burnpack
+//! record. Written to a temporary name, flushed and renamed, so a crash never leaves half a
+//! file under the real name; every length is checked when reading, so a truncated or
+//! corrupt file is refused with the reason.
+
+use std::io::Write;
+use std::path::Path;
+
+use burn::module::Module;
+use burn::store::ModuleRecord;
+use burn::tensor::{Bytes, Device};
+use flipzero_core::RulesSpec;
+use serde::{Deserialize, Serialize};
+
+use crate::net::{NetConfig, PolicyValueNet};
+
+/// The first bytes of every checkpoint.
+pub const CHECKPOINT_MAGIC: &[u8; 8] = b"FLIPZCKP";
+/// Version of the layout below.
+pub const CHECKPOINT_VERSION: u32 = 1;
+
+/// What a checkpoint says about its network.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckpointMeta {
+    /// The rules the network plays.
+    pub rules: RulesSpec,
+    /// The input encoding it was trained with (`flipzero_data::ENCODER_VERSION`).
+    pub encoder_version: u32,
+    /// Its shape.
+    pub net: NetConfig,
+    /// Training steps taken.
+    pub step: u64,
+}
+
+/// A checkpoint that cannot be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    /// The file system refused.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Not a checkpoint, a newer format, or a damaged one.
+    #[error("{path}: {reason}")]
+    Invalid {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+fn invalid(path: &Path, reason: impl Into<String>) -> CheckpointError {
+    CheckpointError::Invalid {
+        path: path.display().to_string(),
+        reason: reason.into(),
+    }
+}
+
+fn io(path: &Path, source: std::io::Error) -> CheckpointError {
+    CheckpointError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// Writes a checkpoint atomically.
+///
+/// # Errors
+/// When the weights cannot be serialised or the file cannot be written.
+pub fn save(
+    path: &Path,
+    meta: &CheckpointMeta,
+    net: &PolicyValueNet,
+) -> Result<(), CheckpointError> {
+    let meta_json = serde_json::to_vec(meta).map_err(|error| invalid(path, error.to_string()))?;
+    let weights = net
+        .clone()
+        .into_record()
+        .into_bytes()
+        .map_err(|error| invalid(path, format!("serialising the weights: {error:?}")))?;
+    let mut contents = Vec::with_capacity(24 + meta_json.len() + weights.len());
+    contents.extend_from_slice(CHECKPOINT_MAGIC);
+    contents.extend_from_slice(&CHECKPOINT_VERSION.to_le_bytes());
+    contents.extend_from_slice(&(meta_json.len() as u32).to_le_bytes());
+    contents.extend_from_slice(&meta_json);
+    contents.extend_from_slice(&(weights.len() as u64).to_le_bytes());
+    contents.extend_from_slice(&weights);
+    let temporary = path.with_extension(format!("tmp.{}", std::process::id()));
+    let written = std::fs::File::create(&temporary)
+        .and_then(|mut file| {
+            file.write_all(&contents)?;
+            file.sync_all()
+        })
+        .and_then(|()| std::fs::rename(&temporary, path));
+    written.map_err(|error| {
+        let _ = std::fs::remove_file(&temporary);
+        io(path, error)
+    })
+}
+
+/// Splits `count` bytes off the front of `rest`, or says what was cut short.
+fn take<'a>(
+    rest: &mut &'a [u8],
+    count: usize,
+    what: &str,
+    path: &Path,
+) -> Result<&'a [u8], CheckpointError> {
+    if rest.len() < count {
+        return Err(invalid(path, format!("truncated in the {what}")));
+    }
+    let (head, tail) = rest.split_at(count);
+    *rest = tail;
+    Ok(head)
+}
+
+/// Reads a checkpoint and rebuilds its network on `device`.
+///
+/// # Errors
+/// An unreadable file, a wrong magic number or version, a truncated or corrupt file, or
+/// weights that do not fit the network its metadata describes.
+pub fn load(
+    path: &Path,
+    device: &Device,
+) -> Result<(CheckpointMeta, PolicyValueNet), CheckpointError> {
+    let contents = std::fs::read(path).map_err(|error| io(path, error))?;
+    let mut rest = contents.as_slice();
+    if take(&mut rest, 8, "magic number", path)? != CHECKPOINT_MAGIC {
+        return Err(invalid(
+            path,
+            "not a flipzero checkpoint (wrong magic number)",
+        ));
+    }
+    let version = u32::from_le_bytes(
+        take(&mut rest, 4, "version", path)?
+            .try_into()
+            .expect("4 bytes"),
+    );
+    if version != CHECKPOINT_VERSION {
+        return Err(invalid(
+            path,
+            format!("format version {version}; this build reads version {CHECKPOINT_VERSION}"),
+        ));
+    }
+    let meta_len = u32::from_le_bytes(
+        take(&mut rest, 4, "metadata length", path)?
+            .try_into()
+            .expect("4 bytes"),
+    );
+    let meta_json = take(&mut rest, meta_len as usize, "metadata", path)?;
+    let meta: CheckpointMeta = serde_json::from_slice(meta_json)
+        .map_err(|error| invalid(path, format!("metadata: {error}")))?;
+    let weights_len = u64::from_le_bytes(
+        take(&mut rest, 8, "weights length", path)?
+            .try_into()
+            .expect("8 bytes"),
+    );
+    let weights = take(
+        &mut rest,
+        usize::try_from(weights_len).unwrap_or(usize::MAX),
+        "weights",
+        path,
+    )?;
+    if !rest.is_empty() {
+        return Err(invalid(
+            path,
+            format!("{} unexpected bytes after the weights", rest.len()),
+        ));
+    }
+    let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(weights.to_vec()))
+        .map_err(|error| invalid(path, format!("weights: {error:?}")))?;
+    let net = meta
+        .net
+        .init(device)
+        .try_load_record(record)
+        .map_err(|error| invalid(path, format!("weights do not fit the network: {error:?}")))?;
+    Ok((meta, net))
+}

@@ -1,0 +1,88 @@
+//! Checkpoints round-trip exactly and damaged ones are refused with the reason.
+
+use burn::module::Module;
+use burn::tensor::{Device, Tensor, TensorData};
+use flipzero_core::Preset;
+use flipzero_nn::checkpoint::{load, save};
+use flipzero_nn::{CheckpointMeta, NetConfig};
+
+fn meta() -> CheckpointMeta {
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    CheckpointMeta {
+        rules: rules.spec().clone(),
+        encoder_version: flipzero_data::ENCODER_VERSION,
+        net: NetConfig {
+            input_planes: flipzero_data::encoder::PLANES.len(),
+            rows: 6,
+            cols: 6,
+            decisions: rules.decision_count(),
+            blocks: 1,
+            channels: 8,
+            value_hidden: 16,
+        },
+        step: 42,
+    }
+}
+
+fn outputs(net: &flipzero_nn::PolicyValueNet, device: &Device) -> Vec<f32> {
+    let planes = flipzero_data::encoder::PLANES.len();
+    let values: Vec<f32> = (0..2 * planes * 36)
+        .map(|i| ((i * 7) % 5) as f32 / 4.0)
+        .collect();
+    let input = Tensor::<4>::from_data(TensorData::new(values, [2, planes, 6, 6]), device);
+    let output = net.valid().forward(input);
+    let mut all = output
+        .policy_logits
+        .into_data()
+        .try_into_vec::<f32>()
+        .unwrap();
+    all.extend(output.wdl_logits.into_data().try_into_vec::<f32>().unwrap());
+    all.extend(output.score.into_data().try_into_vec::<f32>().unwrap());
+    all
+}
+
+#[test]
+fn a_checkpoint_round_trip_gives_identical_outputs_and_damage_is_named() {
+    let device = Device::flex();
+    let directory = std::env::temp_dir().join(format!("flipzero-ckpt-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    let path = directory.join("net.ckpt");
+    let meta = meta();
+    let net = meta.net.init(&device);
+    save(&path, &meta, &net).unwrap();
+    let (read_meta, read_net) = load(&path, &device).unwrap();
+    assert_eq!(read_meta, meta);
+    assert_eq!(outputs(&read_net, &device), outputs(&net, &device));
+    // No temporary file is left beside it.
+    assert_eq!(std::fs::read_dir(&directory).unwrap().count(), 1);
+
+    let bytes = std::fs::read(&path).unwrap();
+    let refused = |contents: &[u8]| {
+        let damaged = directory.join("damaged.ckpt");
+        std::fs::write(&damaged, contents).unwrap();
+        load(&damaged, &device).unwrap_err().to_string()
+    };
+    assert!(refused(&bytes[..bytes.len() / 2]).contains("truncated in the weights"));
+    assert!(refused(&bytes[..10]).contains("truncated in the version"));
+    assert!(refused(b"PK\x03\x04 not a checkpoint").contains("wrong magic number"));
+    let mut newer = bytes.clone();
+    newer[8] = 9;
+    assert!(refused(&newer).contains("format version 9"));
+    let mut longer = bytes.clone();
+    longer.extend_from_slice(b"junk");
+    assert!(refused(&longer).contains("4 unexpected bytes"));
+    // Metadata that describes another network than the weights.
+    let mut other = meta.clone();
+    other.net.channels = 16;
+    let other_path = directory.join("other.ckpt");
+    save(&other_path, &other, &other.net.init(&device)).unwrap();
+    let other_bytes = std::fs::read(&other_path).unwrap();
+    let meta_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let other_meta_len = u32::from_le_bytes(other_bytes[12..16].try_into().unwrap()) as usize;
+    let mut mixed = other_bytes[..16 + other_meta_len].to_vec();
+    mixed.extend_from_slice(&bytes[16 + meta_len..]);
+    let error = refused(&mixed);
+    assert!(error.contains("weights do not fit the network"), "{error}");
+    assert!(load(&directory.join("missing.ckpt"), &device).is_err());
+    std::fs::remove_dir_all(&directory).unwrap();
+}
