@@ -1,7 +1,10 @@
-//! Training data for flipzero. So far: the versioned input encoding of a position for the
-//! network ([`Encoder`]), the mask of legal decisions over the rules' decision set, and the
-//! board symmetries applied to inputs and policy targets (augmentation).
+//! Training data for flipzero: the versioned input encoding of a position for the network
+//! ([`Encoder`]), the mask of legal decisions over the rules' decision set, the board
+//! symmetries applied to inputs and policy targets (augmentation), and shard files of
+//! training samples.
 
 pub mod encoder;
+pub mod shard;
 
 pub use encoder::{ENCODER_VERSION, Encoder, legal_mask, policy_permutation};
+pub use shard::{Sample, ShardError, ShardHeader, read_shard, write_shard};

@@ -1,0 +1,146 @@
+//! Shard files: the training samples of some finished games. A shard starts with a magic
+//! number and a format version, then a header that names the rules (as TOML) and the encoder
+//! version, then the samples, all in bincode 2. Shards are written to a temporary name,
+//! flushed and renamed into place, so a reader never sees half a shard; a truncated or
+//! corrupt shard is refused with the reason, never a panic.
+
+use std::io::Write;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// The first bytes of every shard.
+pub const SHARD_MAGIC: &[u8; 8] = b"FLIPZSHD";
+/// Version of the layout.
+pub const SHARD_VERSION: u32 = 1;
+
+/// One training position with its targets.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    /// The position in the one-line text format of its rules (`Game::to_text`).
+    pub position: String,
+    /// The policy target: (decision index, probability) for the decisions the search visited.
+    pub policy: Vec<(u16, f32)>,
+    /// The game's result for the player to move: 1 win, 0 draw, -1 loss.
+    pub outcome: i8,
+    /// The final margin for the player to move, in discs, signed by the objective.
+    pub score: f32,
+    /// Whether the value targets come from the exact solver rather than the game's end.
+    pub solved: bool,
+}
+
+/// What a shard says about its samples.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ShardHeader {
+    /// The rules, as `Rules::to_toml` writes them.
+    pub rules_toml: String,
+    /// The input encoder version the samples are meant for.
+    pub encoder_version: u32,
+    /// Finished games in the shard.
+    pub games: u32,
+    /// Who wrote it (worker and job ids), for the record.
+    pub writer: String,
+}
+
+/// A shard that cannot be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum ShardError {
+    /// The file system refused.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Not a shard, a newer format, or a damaged one.
+    #[error("{path}: {reason}")]
+    Invalid {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+fn invalid(path: &Path, reason: impl Into<String>) -> ShardError {
+    ShardError::Invalid {
+        path: path.display().to_string(),
+        reason: reason.into(),
+    }
+}
+
+/// Writes a shard atomically.
+///
+/// # Errors
+/// When the file cannot be written.
+pub fn write_shard(
+    path: &Path,
+    header: &ShardHeader,
+    samples: &[Sample],
+) -> Result<(), ShardError> {
+    let config = bincode::config::standard();
+    let mut contents = SHARD_MAGIC.to_vec();
+    contents.extend_from_slice(&SHARD_VERSION.to_le_bytes());
+    let body = bincode::serde::encode_to_vec((header, samples), config)
+        .map_err(|error| invalid(path, format!("encoding: {error}")))?;
+    contents.extend_from_slice(&body);
+    let temporary = path.with_extension(format!("tmp.{}", std::process::id()));
+    let written = std::fs::File::create(&temporary)
+        .and_then(|mut file| {
+            file.write_all(&contents)?;
+            file.sync_all()
+        })
+        .and_then(|()| std::fs::rename(&temporary, path));
+    written.map_err(|source| {
+        let _ = std::fs::remove_file(&temporary);
+        ShardError::Io {
+            path: path.display().to_string(),
+            source,
+        }
+    })
+}
+
+/// Reads a shard.
+///
+/// # Errors
+/// An unreadable file, a wrong magic number or version, or a truncated or corrupt body.
+pub fn read_shard(path: &Path) -> Result<(ShardHeader, Vec<Sample>), ShardError> {
+    let contents = std::fs::read(path).map_err(|source| ShardError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    if contents.len() < 12 {
+        return Err(invalid(path, "truncated before the header"));
+    }
+    if &contents[..8] != SHARD_MAGIC {
+        return Err(invalid(path, "not a flipzero shard (wrong magic number)"));
+    }
+    let version = u32::from_le_bytes(contents[8..12].try_into().expect("4 bytes"));
+    if version != SHARD_VERSION {
+        return Err(invalid(
+            path,
+            format!("format version {version}; this build reads version {SHARD_VERSION}"),
+        ));
+    }
+    let config = bincode::config::standard().with_limit::<{ 1 << 30 }>();
+    let ((header, samples), read): ((ShardHeader, Vec<Sample>), usize) =
+        bincode::serde::decode_from_slice(&contents[12..], config)
+            .map_err(|error| invalid(path, format!("damaged body: {error}")))?;
+    if read != contents.len() - 12 {
+        return Err(invalid(
+            path,
+            format!(
+                "{} unexpected bytes after the samples",
+                contents.len() - 12 - read
+            ),
+        ));
+    }
+    if samples
+        .iter()
+        .any(|sample| !(-1..=1).contains(&sample.outcome))
+    {
+        return Err(invalid(path, "a sample's outcome is not -1, 0 or 1"));
+    }
+    Ok((header, samples))
+}
