@@ -144,6 +144,61 @@ impl SearchResult {
     }
 }
 
+/// A simulation stopped at a leaf, waiting for its evaluation.
+#[derive(Debug)]
+pub struct Leaf {
+    path: Vec<(usize, usize)>,
+    node: usize,
+}
+
+/// Runs the configured simulations on many trees of the same rules at once: each round takes
+/// one leaf from every tree and evaluates all of them in a single evaluator call.
+///
+/// # Panics
+/// When a tree's root game is over.
+pub fn search_many<W: Bitboard>(trees: &mut [Mcts<W>], evaluator: &mut impl Evaluator<W>) {
+    if trees.is_empty() {
+        return;
+    }
+    for tree in trees.iter_mut() {
+        tree.prepare_root(evaluator);
+    }
+    let rounds = trees
+        .iter()
+        .map(|tree| tree.config.simulations)
+        .max()
+        .unwrap_or(0);
+    for round in 0..rounds {
+        let leaves: Vec<Option<Leaf>> = trees
+            .iter_mut()
+            .map(|tree| (round < tree.config.simulations).then(|| tree.descend()))
+            .collect();
+        let requests: Vec<Option<(&Game<W>, Vec<Decision>)>> = trees
+            .iter()
+            .zip(&leaves)
+            .map(|(tree, leaf)| leaf.as_ref().and_then(|leaf| tree.leaf_request(leaf)))
+            .collect();
+        let batch: Vec<(&Game<W>, &[Decision])> = requests
+            .iter()
+            .flatten()
+            .map(|(game, decisions)| (*game, decisions.as_slice()))
+            .collect();
+        let mut evaluations = evaluator.evaluate(&trees[0].rules, &batch).into_iter();
+        let decisions: Vec<Option<Vec<Decision>>> = requests
+            .into_iter()
+            .map(|request| request.map(|(_, decisions)| decisions))
+            .collect();
+        for ((tree, leaf), decisions) in trees.iter_mut().zip(leaves).zip(decisions) {
+            let Some(leaf) = leaf else { continue };
+            let evaluated = decisions.map(|decisions| {
+                let evaluation = evaluations.next().expect("one evaluation per request");
+                (decisions, evaluation)
+            });
+            tree.finish(leaf, evaluated);
+        }
+    }
+}
+
 /// A search tree that persists between moves.
 pub struct Mcts<W: Bitboard> {
     rules: Rules,
@@ -243,14 +298,8 @@ impl<W: Bitboard> Mcts<W> {
         }
     }
 
-    /// Evaluates a node's position and creates its edges; returns its value.
-    fn expand(&mut self, node: usize, evaluator: &mut impl Evaluator<W>) -> f32 {
-        let game = &self.nodes[node].game;
-        let decisions = game.legal_decisions(&self.rules);
-        let evaluation = evaluator
-            .evaluate(&self.rules, &[(game, &decisions)])
-            .pop()
-            .expect("one evaluation per position");
+    /// Creates a node's edges from its legal decisions and their evaluation.
+    fn expand_with(&mut self, node: usize, decisions: Vec<Decision>, evaluation: Evaluation) {
         let edges = decisions
             .into_iter()
             .zip(evaluation.priors)
@@ -263,7 +312,16 @@ impl<W: Bitboard> Mcts<W> {
             })
             .collect();
         self.nodes[node].edges = Some(edges);
-        evaluation.value
+    }
+
+    /// Evaluates a node's position alone and creates its edges.
+    fn expand(&mut self, node: usize, evaluator: &mut impl Evaluator<W>) {
+        let decisions = self.nodes[node].game.legal_decisions(&self.rules);
+        let evaluation = evaluator
+            .evaluate(&self.rules, &[(&self.nodes[node].game, &decisions)])
+            .pop()
+            .expect("one evaluation per position");
+        self.expand_with(node, decisions, evaluation);
     }
 
     /// Mixes Dirichlet noise into the root priors.
@@ -300,16 +358,14 @@ impl<W: Bitboard> Mcts<W> {
             .expect("an unfinished position has a decision")
     }
 
-    /// One simulation: down to a leaf by PUCT, evaluate it, and back up its value.
-    fn simulate(&mut self, evaluator: &mut impl Evaluator<W>) {
+    /// The first half of a simulation: down from the root by PUCT to a finished game or a
+    /// position never evaluated.
+    pub fn descend(&mut self) -> Leaf {
         let mut path: Vec<(usize, usize)> = Vec::new();
         let mut node = self.root;
-        let mut value = loop {
-            if let Some(value) = self.nodes[node].terminal {
-                break value;
-            }
-            if self.nodes[node].edges.is_none() {
-                break self.expand(node, evaluator);
+        loop {
+            if self.nodes[node].terminal.is_some() || self.nodes[node].edges.is_none() {
+                return Leaf { path, node };
             }
             let edge = self.select(node);
             let child = match self.nodes[node].edges.as_ref().expect("expanded")[edge].child {
@@ -325,6 +381,31 @@ impl<W: Bitboard> Mcts<W> {
             };
             path.push((node, edge));
             node = child;
+        }
+    }
+
+    /// The position a leaf needs evaluated, with its legal decisions; `None` for a finished
+    /// (or solved) game.
+    pub fn leaf_request(&self, leaf: &Leaf) -> Option<(&Game<W>, Vec<Decision>)> {
+        let node = &self.nodes[leaf.node];
+        if node.terminal.is_some() {
+            return None;
+        }
+        Some((&node.game, node.game.legal_decisions(&self.rules)))
+    }
+
+    /// The second half: expand the leaf with its evaluation (none for a finished game) and
+    /// back its value up the path.
+    pub fn finish(&mut self, leaf: Leaf, evaluated: Option<(Vec<Decision>, Evaluation)>) {
+        let Leaf { path, mut node } = leaf;
+        let mut value = match (self.nodes[node].terminal, evaluated) {
+            (Some(value), _) => value,
+            (None, Some((decisions, evaluation))) => {
+                let value = evaluation.value;
+                self.expand_with(node, decisions, evaluation);
+                value
+            }
+            (None, None) => panic!("an unevaluated leaf needs its evaluation"),
         };
         // `value` is for the player to move at `node`; walk back up, turning it to each
         // parent's player.
@@ -342,20 +423,21 @@ impl<W: Bitboard> Mcts<W> {
         }
     }
 
-    /// Runs the configured number of simulations from the root.
-    ///
-    /// # Panics
-    /// When the root game is over.
-    pub fn search(&mut self, evaluator: &mut impl Evaluator<W>) -> SearchResult {
+    /// Evaluates the root if needed and mixes in the noise: what a search does first.
+    pub fn prepare_root(&mut self, evaluator: &mut impl Evaluator<W>) {
         assert!(!self.game().is_over(), "search of a finished game");
         if self.nodes[self.root].edges.is_none() {
             self.expand(self.root, evaluator);
         }
         self.add_root_noise();
-        for _ in 0..self.config.simulations {
-            self.simulate(evaluator);
-        }
-        let edges = self.nodes[self.root].edges.as_ref().expect("expanded");
+    }
+
+    /// The visits and values at the root.
+    pub fn result(&self) -> SearchResult {
+        let edges = self.nodes[self.root]
+            .edges
+            .as_ref()
+            .expect("a prepared root");
         let visits: u32 = edges.iter().map(|edge| edge.visits).sum();
         let value = edges.iter().map(|edge| edge.value_sum).sum::<f32>() / visits.max(1) as f32;
         SearchResult {
@@ -365,6 +447,15 @@ impl<W: Bitboard> Mcts<W> {
                 .collect(),
             value,
         }
+    }
+
+    /// Runs the configured number of simulations from the root.
+    ///
+    /// # Panics
+    /// When the root game is over.
+    pub fn search(&mut self, evaluator: &mut impl Evaluator<W>) -> SearchResult {
+        search_many(std::slice::from_mut(self), evaluator);
+        self.result()
     }
 
     /// A decision drawn with probability proportional to visits^(1/temperature); the most

@@ -170,3 +170,68 @@ fn solved_leaves_find_wins_with_few_simulations() {
         "only {checked} positions had a forced win to find"
     );
 }
+
+#[test]
+fn searching_many_trees_at_once_changes_nothing_but_the_batch_size() {
+    use flipzero_mcts::{Evaluation, Evaluator, search_many};
+    /// Counts calls and positions, and prefers low decision indices a little.
+    struct Counting {
+        calls: usize,
+        positions: usize,
+    }
+    impl Evaluator<u64> for Counting {
+        fn evaluate(
+            &mut self,
+            rules: &Rules,
+            positions: &[(&Game<u64>, &[Decision])],
+        ) -> Vec<Evaluation> {
+            self.calls += 1;
+            self.positions += positions.len();
+            positions
+                .iter()
+                .map(|(_, decisions)| {
+                    let weights: Vec<f32> = decisions
+                        .iter()
+                        .map(|&d| 1.0 / (1.0 + rules.decision_index(d) as f32))
+                        .collect();
+                    let total: f32 = weights.iter().sum();
+                    Evaluation {
+                        priors: weights.iter().map(|w| w / total).collect(),
+                        value: 0.1,
+                    }
+                })
+                .collect()
+        }
+    }
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    let starts: Vec<Game<u64>> = (0..4)
+        .map(|seed| endgame::<u64>(&rules, seed, 24))
+        .collect();
+    let config = MctsConfig {
+        simulations: 64,
+        ..MctsConfig::default()
+    };
+    let alone: Vec<_> = starts
+        .iter()
+        .map(|game| {
+            Mcts::new(&rules, config.clone(), game).search(&mut Counting {
+                calls: 0,
+                positions: 0,
+            })
+        })
+        .collect();
+    let mut trees: Vec<Mcts<u64>> = starts
+        .iter()
+        .map(|game| Mcts::new(&rules, config.clone(), game))
+        .collect();
+    let mut counting = Counting {
+        calls: 0,
+        positions: 0,
+    };
+    search_many(&mut trees, &mut counting);
+    let together: Vec<_> = trees.iter().map(|tree| tree.result()).collect();
+    assert_eq!(alone, together);
+    // 4 root evaluations, then one call per round for all four trees.
+    assert_eq!(counting.calls, 4 + 64);
+    assert!(counting.positions > 2 * 64, "batches of several positions");
+}
