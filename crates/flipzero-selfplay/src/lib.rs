@@ -1,0 +1,172 @@
+//! Self-play: many games at once, each with its own search tree, their leaves evaluated in
+//! one evaluator call per simulation round; every decision becomes a training sample whose
+//! value targets are filled in when its game ends.
+
+use flipzero_core::rules::Objective;
+use flipzero_core::{Bitboard, Color, Decision, Game, Outcome, Rules};
+use flipzero_data::Sample;
+use flipzero_mcts::{Evaluator, Mcts, MctsConfig, search_many};
+
+/// How to play.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SelfPlayConfig {
+    /// Games to finish.
+    pub games: usize,
+    /// Games in progress at once (their leaves share evaluator calls).
+    pub parallel_games: usize,
+    /// The search of every decision (its seed is offset per game).
+    pub mcts: MctsConfig,
+    /// Decisions per game drawn in proportion to visits; the rest take the most visited.
+    pub temperature_decisions: u32,
+    /// Seed of the games (starts and searches).
+    pub seed: u64,
+}
+
+/// A finished game and its samples.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameRecord {
+    /// The decisions from the start, in order.
+    pub decisions: Vec<Decision>,
+    /// The start position (random openings differ per game).
+    pub start: String,
+    /// One sample per decision.
+    pub samples: Vec<Sample>,
+    /// The result.
+    pub outcome: Outcome,
+    /// Black minus White at the end, as the rules count it.
+    pub score: i32,
+}
+
+/// A sample waiting for its game's end, with who was to move.
+struct Pending {
+    sample: Sample,
+    color: Color,
+    seats_swapped: bool,
+}
+
+/// A game in progress, beside its search tree.
+struct Running {
+    start: String,
+    decisions: Vec<Decision>,
+    pending: Vec<Pending>,
+}
+
+/// The value targets of a finished game for one player.
+fn targets<W: Bitboard>(rules: &Rules, end: &Game<W>, pending: &Pending) -> (i8, f32) {
+    // The end of komi bidding may have seated the bidder on the other colour.
+    let color = if pending.seats_swapped == end.seats_swapped() {
+        pending.color
+    } else {
+        pending.color.opponent()
+    };
+    let outcome = match end.outcome(rules).expect("a finished game") {
+        Outcome::Win(winner) if winner == color => 1,
+        Outcome::Win(_) => -1,
+        Outcome::Draw => 0,
+    };
+    let black_margin = end.score(rules) as f32;
+    let margin = if color == Color::Black {
+        black_margin
+    } else {
+        -black_margin
+    };
+    let signed = if rules.spec().objective == Objective::FewestDiscs {
+        -margin
+    } else {
+        margin
+    };
+    (outcome, signed)
+}
+
+/// Plays `config.games` games and returns them in the order they finished.
+///
+/// # Panics
+/// When the rules' start cannot be built (validated rules always can).
+pub fn play<W: Bitboard>(
+    rules: &Rules,
+    config: &SelfPlayConfig,
+    evaluator: &mut impl Evaluator<W>,
+) -> Vec<GameRecord> {
+    let mut finished = Vec::with_capacity(config.games);
+    let mut running: Vec<Running> = Vec::new();
+    let mut trees: Vec<Mcts<W>> = Vec::new();
+    let mut started = 0;
+    while finished.len() < config.games {
+        while running.len() < config.parallel_games.max(1) && started < config.games {
+            let seed = config.seed.wrapping_add(started as u64);
+            let game = Game::<W>::try_start(rules, seed).expect("validated rules have a start");
+            let mcts = MctsConfig {
+                seed: config
+                    .mcts
+                    .seed
+                    .wrapping_add(seed.wrapping_mul(0x9e37_79b9)),
+                ..config.mcts.clone()
+            };
+            running.push(Running {
+                start: game.to_text(rules),
+                decisions: Vec::new(),
+                pending: Vec::new(),
+            });
+            trees.push(Mcts::new(rules, mcts, &game));
+            started += 1;
+        }
+        search_many(&mut trees, evaluator);
+        let mut still_running = Vec::with_capacity(running.len());
+        let mut still_searching = Vec::with_capacity(trees.len());
+        for (mut game, mut tree) in running.into_iter().zip(trees) {
+            let result = tree.result();
+            let position = tree.game().clone();
+            let temperature = if (game.decisions.len() as u32) < config.temperature_decisions {
+                1.0
+            } else {
+                0.0
+            };
+            let decision = tree.sample(&result, temperature);
+            game.pending.push(Pending {
+                sample: Sample {
+                    position: position.to_text(rules),
+                    policy: result
+                        .policy()
+                        .into_iter()
+                        .map(|(decision, share)| (rules.decision_index(decision) as u16, share))
+                        .collect(),
+                    outcome: 0,
+                    score: 0.0,
+                    solved: false,
+                },
+                color: position.side_to_move(),
+                seats_swapped: position.seats_swapped(),
+            });
+            game.decisions.push(decision);
+            tree.advance(decision);
+            if tree.game().is_over() {
+                let end = tree.game().clone();
+                let samples = game
+                    .pending
+                    .iter()
+                    .map(|pending| {
+                        let (outcome, score) = targets(rules, &end, pending);
+                        Sample {
+                            outcome,
+                            score,
+                            ..pending.sample.clone()
+                        }
+                    })
+                    .collect();
+                finished.push(GameRecord {
+                    decisions: game.decisions,
+                    start: game.start,
+                    samples,
+                    outcome: end.outcome(rules).expect("a finished game"),
+                    score: end.score(rules),
+                });
+            } else {
+                still_running.push(game);
+                still_searching.push(tree);
+            }
+        }
+        running = still_running;
+        trees = still_searching;
+    }
+    finished
+}

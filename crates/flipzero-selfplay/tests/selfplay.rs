@@ -1,0 +1,111 @@
+//! Self-play games replay to their recorded ends, and their samples carry the right targets.
+
+use flipzero_core::{Color, Game, Outcome, Preset, Rules};
+use flipzero_mcts::{MctsConfig, UniformEvaluator};
+use flipzero_selfplay::{GameRecord, SelfPlayConfig, play};
+
+fn config(games: usize) -> SelfPlayConfig {
+    SelfPlayConfig {
+        games,
+        parallel_games: 3,
+        mcts: MctsConfig {
+            simulations: 24,
+            ..MctsConfig::default()
+        },
+        temperature_decisions: 8,
+        seed: 5,
+    }
+}
+
+fn check(rules: &Rules, record: &GameRecord) {
+    let mut game = Game::<u64>::from_text(rules, &record.start).unwrap();
+    assert_eq!(record.samples.len(), record.decisions.len());
+    for (sample, &decision) in record.samples.iter().zip(&record.decisions) {
+        assert_eq!(sample.position, game.to_text(rules));
+        let total: f32 = sample.policy.iter().map(|p| p.1).sum();
+        assert!((total - 1.0).abs() < 1e-4, "policy sums to {total}");
+        let index = rules.decision_index(decision) as u16;
+        assert!(
+            sample.policy.iter().any(|p| p.0 == index && p.1 > 0.0),
+            "played unvisited"
+        );
+        game = game.play(rules, decision).unwrap();
+    }
+    assert!(game.is_over());
+    assert_eq!(game.outcome(rules), Some(record.outcome));
+    assert_eq!(game.score(rules), record.score);
+}
+
+#[test]
+fn games_replay_to_their_ends_with_consistent_targets() {
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    let records = play::<u64>(&rules, &config(6), &mut UniformEvaluator);
+    assert_eq!(records.len(), 6);
+    for record in &records {
+        check(&rules, record);
+        // Othello turns alternate except for passes: each sample's target follows its side.
+        let mut game = Game::<u64>::from_text(&rules, &record.start).unwrap();
+        for (sample, &decision) in record.samples.iter().zip(&record.decisions) {
+            let side = game.side_to_move();
+            let expected = match record.outcome {
+                Outcome::Draw => 0,
+                Outcome::Win(winner) if winner == side => 1,
+                Outcome::Win(_) => -1,
+            };
+            assert_eq!(sample.outcome, expected);
+            let margin = if side == Color::Black {
+                record.score
+            } else {
+                -record.score
+            };
+            assert_eq!(sample.score, margin as f32);
+            game = game.play_unchecked(&rules, decision);
+        }
+    }
+    assert_eq!(
+        records,
+        play::<u64>(&rules, &config(6), &mut UniformEvaluator),
+        "seeded"
+    );
+    // Samples go into a shard and come back.
+    let directory = std::env::temp_dir().join(format!("flipzero-selfplay-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    let path = directory.join("shard.bin");
+    let samples: Vec<_> = records.iter().flat_map(|r| r.samples.clone()).collect();
+    let header = flipzero_data::ShardHeader {
+        rules_toml: rules.to_toml(),
+        encoder_version: flipzero_data::ENCODER_VERSION,
+        games: records.len() as u32,
+        writer: "test".to_owned(),
+    };
+    flipzero_data::write_shard(&path, &header, &samples).unwrap();
+    assert_eq!(flipzero_data::read_shard(&path).unwrap().1, samples);
+    std::fs::remove_dir_all(&directory).unwrap();
+}
+
+#[test]
+fn bidders_get_the_result_of_the_colour_they_ended_up_with() {
+    let rules = Preset::Komi.rules(Some(6)).unwrap();
+    let records = play::<u64>(&rules, &config(4), &mut UniformEvaluator);
+    for record in &records {
+        check(&rules, record);
+        // The first sample is the first bid, by the first player; after the bids they play
+        // White when the seats were swapped.
+        let start = Game::<u64>::from_text(&rules, &record.start).unwrap();
+        let mut game = start.clone();
+        for &decision in &record.decisions {
+            game = game.play_unchecked(&rules, decision);
+        }
+        let first_bidder = if game.seats_swapped() {
+            start.side_to_move().opponent()
+        } else {
+            start.side_to_move()
+        };
+        let expected = match record.outcome {
+            Outcome::Draw => 0,
+            Outcome::Win(winner) if winner == first_bidder => 1,
+            Outcome::Win(_) => -1,
+        };
+        assert_eq!(record.samples[0].outcome, expected);
+    }
+}
