@@ -1,0 +1,225 @@
+//! Training: samples turned into batches (each position seen through a random board
+//! symmetry), the three losses of the network's heads, and Adam steps.
+
+use burn::module::Module;
+use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
+use burn::tensor::activation::log_softmax;
+use burn::tensor::{Device, Tensor, TensorData};
+use flipzero_core::{Bitboard, Game, Rules, Symmetry};
+use flipzero_data::{Encoder, Sample, policy_permutation};
+use flipzero_nn::{NetConfig, PolicyValueNet};
+use rand::SeedableRng;
+use rand::seq::IndexedRandom;
+use rand_chacha::ChaCha8Rng;
+
+/// Optimisation settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrainConfig {
+    /// Adam's learning rate.
+    pub learning_rate: f64,
+    /// Weight of the win/draw/loss loss against the policy loss.
+    pub value_weight: f32,
+    /// Weight of the score loss.
+    pub score_weight: f32,
+    /// See each position through a random symmetry of the board.
+    pub augment: bool,
+    /// Seed of the symmetries drawn.
+    pub seed: u64,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        Self {
+            learning_rate: 1e-3,
+            value_weight: 1.0,
+            score_weight: 1.0,
+            augment: true,
+            seed: 0,
+        }
+    }
+}
+
+/// The losses of one batch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Losses {
+    /// Cross-entropy of the policy against the search's visit shares.
+    pub policy: f32,
+    /// Cross-entropy of the win/draw/loss head against the game's result.
+    pub wdl: f32,
+    /// Squared error of the score head against the final margin / squares.
+    pub score: f32,
+    /// The weighted sum that is minimised.
+    pub total: f32,
+}
+
+/// A sample that cannot be trained on.
+#[derive(Debug, thiserror::Error)]
+#[error("sample {index}: {reason}")]
+pub struct SampleError {
+    /// Its place in the batch.
+    pub index: usize,
+    /// What is wrong.
+    pub reason: String,
+}
+
+/// The network in training, its optimizer and its step count.
+pub struct Trainer {
+    rules: Rules,
+    encoder: Encoder,
+    net: PolicyValueNet,
+    optimizer: ModuleOptimizer,
+    device: Device,
+    config: TrainConfig,
+    rng: ChaCha8Rng,
+    step: u64,
+}
+
+/// The tensors of one batch.
+struct Batch {
+    input: Tensor<4>,
+    policy: Tensor<2>,
+    wdl: Tensor<2>,
+    score: Tensor<2>,
+}
+
+impl Trainer {
+    /// A trainer of a fresh network on `device` (made trainable here).
+    pub fn new(rules: &Rules, net: &NetConfig, config: TrainConfig, device: &Device) -> Self {
+        let device = device.clone().autodiff();
+        Self::resume(rules, net.init(&device), 0, config, &device)
+    }
+
+    /// A trainer that continues a network (from a checkpoint) at `step`.
+    pub fn resume(
+        rules: &Rules,
+        net: PolicyValueNet,
+        step: u64,
+        config: TrainConfig,
+        device: &Device,
+    ) -> Self {
+        let device = device.clone().autodiff();
+        Self {
+            rules: rules.clone(),
+            encoder: Encoder::new(rules),
+            net: net.to_device(&device).train(),
+            optimizer: AdamConfig::new().with_epsilon(1e-8).init(),
+            rng: ChaCha8Rng::seed_from_u64(config.seed),
+            device,
+            config,
+            step,
+        }
+    }
+
+    /// The network being trained.
+    pub fn net(&self) -> &PolicyValueNet {
+        &self.net
+    }
+
+    /// Steps taken.
+    pub fn step(&self) -> u64 {
+        self.step
+    }
+
+    /// Encodes samples into tensors, each through a random symmetry when augmenting.
+    fn batch<W: Bitboard>(&mut self, samples: &[Sample]) -> Result<Batch, SampleError> {
+        let (planes, rows, cols) = self.encoder.shape();
+        let decisions = self.rules.decision_count();
+        let size = samples.len();
+        let mut input = ndarray::Array4::<f32>::zeros((size, planes, rows, cols));
+        let mut policy = vec![0.0f32; size * decisions];
+        let mut wdl = vec![0.0f32; size * 3];
+        let mut score = vec![0.0f32; size];
+        let squares = self.rules.square_count() as f32;
+        for (index, sample) in samples.iter().enumerate() {
+            let error = |reason: String| SampleError { index, reason };
+            let game = Game::<W>::from_text(&self.rules, &sample.position)
+                .map_err(|e| error(e.to_string()))?;
+            let symmetries: Vec<Symmetry> = Symmetry::of_board(game.geometry()).collect();
+            let symmetry = if self.config.augment {
+                *symmetries
+                    .choose(&mut self.rng)
+                    .expect("the identity is a symmetry")
+            } else {
+                symmetries[0]
+            };
+            let permutation = policy_permutation(&self.rules, &game, symmetry);
+            let seen = game.transformed(symmetry);
+            self.encoder
+                .encode_into(&seen, input.index_axis_mut(ndarray::Axis(0), index));
+            for &(decision, share) in &sample.policy {
+                let target = *permutation
+                    .get(usize::from(decision))
+                    .ok_or_else(|| error(format!("decision index {decision} out of range")))?;
+                policy[index * decisions + target] = share;
+            }
+            let class = match sample.outcome {
+                1 => 0,
+                0 => 1,
+                -1 => 2,
+                other => return Err(error(format!("outcome {other}"))),
+            };
+            wdl[index * 3 + class] = 1.0;
+            score[index] = (sample.score / squares).clamp(-1.0, 1.0);
+        }
+        let (values, _) = input.into_raw_vec_and_offset();
+        let device = &self.device;
+        Ok(Batch {
+            input: Tensor::from_data(TensorData::new(values, [size, planes, rows, cols]), device),
+            policy: Tensor::from_data(TensorData::new(policy, [size, decisions]), device),
+            wdl: Tensor::from_data(TensorData::new(wdl, [size, 3]), device),
+            score: Tensor::from_data(TensorData::new(score, [size, 1]), device),
+        })
+    }
+
+    fn losses(&self, net: &PolicyValueNet, batch: Batch) -> (Tensor<1>, Losses) {
+        let output = net.forward(batch.input);
+        let policy = (log_softmax(output.policy_logits, 1) * batch.policy)
+            .sum_dim(1)
+            .mean()
+            .neg();
+        let wdl = (log_softmax(output.wdl_logits, 1) * batch.wdl)
+            .sum_dim(1)
+            .mean()
+            .neg();
+        let score = (output.score - batch.score).powf_scalar(2.0).mean();
+        let total = policy.clone()
+            + wdl.clone() * self.config.value_weight
+            + score.clone() * self.config.score_weight;
+        let scalar = |t: Tensor<1>| t.into_data().try_into_vec::<f32>().expect("f32")[0];
+        let losses = Losses {
+            policy: scalar(policy),
+            wdl: scalar(wdl),
+            score: scalar(score),
+            total: scalar(total.clone()),
+        };
+        (total, losses)
+    }
+
+    /// One optimizer step on a batch; returns its losses before the step.
+    ///
+    /// # Errors
+    /// A sample whose position does not parse under the rules, or whose targets are out of
+    /// range.
+    pub fn train_step<W: Bitboard>(&mut self, samples: &[Sample]) -> Result<Losses, SampleError> {
+        let batch = self.batch::<W>(samples)?;
+        let (total, losses) = self.losses(&self.net, batch);
+        let gradients = GradientsParams::from_grads(total.backward(), &self.net);
+        self.net = self
+            .optimizer
+            .step(self.config.learning_rate, self.net.clone(), gradients);
+        self.step += 1;
+        Ok(losses)
+    }
+
+    /// The losses of a batch without training (no augmentation, inference mode).
+    ///
+    /// # Errors
+    /// As [`Trainer::train_step`].
+    pub fn evaluate<W: Bitboard>(&mut self, samples: &[Sample]) -> Result<Losses, SampleError> {
+        let augment = std::mem::replace(&mut self.config.augment, false);
+        let batch = self.batch::<W>(samples);
+        self.config.augment = augment;
+        let net = self.net.valid();
+        Ok(self.losses(&net, batch?).1)
+    }
+}

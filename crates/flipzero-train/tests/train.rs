@@ -1,0 +1,67 @@
+//! Training on self-play samples lowers the loss; bad samples are refused by index.
+
+use burn::tensor::Device;
+use flipzero_core::Preset;
+use flipzero_mcts::{MctsConfig, UniformEvaluator};
+use flipzero_nn::NetConfig;
+use flipzero_selfplay::{SelfPlayConfig, play};
+use flipzero_train::{TrainConfig, Trainer};
+
+#[test]
+fn steps_on_self_play_samples_lower_the_loss() {
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    let config = SelfPlayConfig {
+        games: 8,
+        parallel_games: 8,
+        mcts: MctsConfig {
+            simulations: 16,
+            ..MctsConfig::default()
+        },
+        temperature_decisions: 10,
+        seed: 3,
+    };
+    let samples: Vec<_> = play::<u64>(&rules, &config, &mut UniformEvaluator)
+        .into_iter()
+        .flat_map(|record| record.samples)
+        .collect();
+    assert!(samples.len() > 200);
+    let net = NetConfig {
+        input_planes: flipzero_data::encoder::PLANES.len(),
+        rows: 6,
+        cols: 6,
+        decisions: rules.decision_count(),
+        blocks: 1,
+        channels: 16,
+        value_hidden: 16,
+    };
+    let train = TrainConfig {
+        learning_rate: 3e-3,
+        ..TrainConfig::default()
+    };
+    let mut trainer = Trainer::new(&rules, &net, train, &Device::flex());
+    let before = trainer.evaluate::<u64>(&samples).unwrap();
+    for round in 0..25 {
+        let start = (round * 48) % (samples.len() - 48);
+        trainer
+            .train_step::<u64>(&samples[start..start + 48])
+            .unwrap();
+    }
+    let after = trainer.evaluate::<u64>(&samples).unwrap();
+    assert_eq!(trainer.step(), 25);
+    assert!(after.total < before.total, "{before:?} -> {after:?}");
+    assert!(after.policy < before.policy, "{before:?} -> {after:?}");
+
+    let mut bad = samples[..3].to_vec();
+    bad[1].position = "not a position".to_owned();
+    let error = trainer.train_step::<u64>(&bad).unwrap_err().to_string();
+    assert!(error.starts_with("sample 1:"), "{error}");
+    let mut bad = samples[..3].to_vec();
+    bad[2].outcome = 4;
+    assert!(
+        trainer
+            .train_step::<u64>(&bad)
+            .unwrap_err()
+            .to_string()
+            .contains("outcome 4")
+    );
+}
