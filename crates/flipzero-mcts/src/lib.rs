@@ -290,12 +290,46 @@ impl<W: Bitboard> Mcts<W> {
             .and_then(|edges| edges.iter().find(|edge| edge.decision == decision))
             .and_then(|edge| edge.child);
         match child {
-            Some(child) => self.root = child,
+            Some(child) => self.keep_subtree(child),
             None => {
                 let next = root.game.play_unchecked(&self.rules, decision);
                 self.reset(&next);
             }
         }
+    }
+
+    /// Makes `node` the root and drops every node outside its subtree, so that a long game
+    /// does not keep the trees of all its earlier moves.
+    fn keep_subtree(&mut self, node: usize) {
+        let mut old = std::mem::take(&mut self.nodes);
+        let mut moved: Vec<Option<usize>> = vec![None; old.len()];
+        // Breadth first: the new arena lists each node before its children.
+        let mut queue = std::collections::VecDeque::from([node]);
+        while let Some(index) = queue.pop_front() {
+            moved[index] = Some(self.nodes.len());
+            let taken = Node {
+                game: old[index].game.clone(),
+                edges: old[index].edges.take(),
+                terminal: old[index].terminal,
+            };
+            for edge in taken.edges.iter().flatten() {
+                queue.extend(edge.child);
+            }
+            self.nodes.push(taken);
+        }
+        for node in &mut self.nodes {
+            for edge in node.edges.iter_mut().flatten() {
+                edge.child = edge
+                    .child
+                    .map(|child| moved[child].expect("children are kept"));
+            }
+        }
+        self.root = 0;
+    }
+
+    /// Nodes held by the tree.
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
     }
 
     /// Creates a node's edges from its legal decisions and their evaluation.
