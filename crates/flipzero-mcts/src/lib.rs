@@ -144,6 +144,17 @@ impl SearchResult {
     }
 }
 
+/// What a Gumbel root search chose.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GumbelResult {
+    /// The decision to play.
+    pub decision: Decision,
+    /// The improved policy (the training target), per root decision.
+    pub policy: Vec<(Decision, f32)>,
+    /// The root's value for the player to move.
+    pub value: f32,
+}
+
 /// A simulation stopped at a leaf, waiting for its evaluation.
 #[derive(Debug)]
 pub struct Leaf {
@@ -395,13 +406,18 @@ impl<W: Bitboard> Mcts<W> {
     /// The first half of a simulation: down from the root by PUCT to a finished game or a
     /// position never evaluated.
     pub fn descend(&mut self) -> Leaf {
+        self.descend_through(None)
+    }
+
+    /// A descent whose first step takes root edge `first` when given, PUCT everywhere else.
+    fn descend_through(&mut self, mut first: Option<usize>) -> Leaf {
         let mut path: Vec<(usize, usize)> = Vec::new();
         let mut node = self.root;
         loop {
             if self.nodes[node].terminal.is_some() || self.nodes[node].edges.is_none() {
                 return Leaf { path, node };
             }
-            let edge = self.select(node);
+            let edge = first.take().unwrap_or_else(|| self.select(node));
             let child = match self.nodes[node].edges.as_ref().expect("expanded")[edge].child {
                 Some(child) => child,
                 None => {
@@ -490,6 +506,141 @@ impl<W: Bitboard> Mcts<W> {
     pub fn search(&mut self, evaluator: &mut impl Evaluator<W>) -> SearchResult {
         search_many(std::slice::from_mut(self), evaluator);
         self.result()
+    }
+
+    /// Gumbel root search (Danihelka et al., 2022) for small budgets: up to `considered` root
+    /// decisions drawn without replacement by Gumbel noise plus prior logits, then sequential
+    /// halving of the simulation budget among them, keeping the better half each round by
+    /// noise + logit + scaled value. The policy target is the softmax of the logits plus the
+    /// scaled completed values (the mixed value stands in for unvisited decisions).
+    ///
+    /// # Panics
+    /// When the root game is over.
+    pub fn gumbel_search(
+        &mut self,
+        evaluator: &mut impl Evaluator<W>,
+        considered: usize,
+    ) -> GumbelResult {
+        assert!(!self.game().is_over(), "search of a finished game");
+        if self.nodes[self.root].edges.is_none() {
+            self.expand(self.root, evaluator);
+        }
+        let count = self.nodes[self.root]
+            .edges
+            .as_ref()
+            .expect("expanded")
+            .len();
+        let logits: Vec<f32> = self.nodes[self.root]
+            .edges
+            .as_ref()
+            .expect("expanded")
+            .iter()
+            .map(|edge| edge.prior.max(1e-12).ln())
+            .collect();
+        let gumbel: Vec<f32> = (0..count)
+            .map(|_| {
+                let uniform: f32 = self.rng.random_range(f32::EPSILON..1.0);
+                -(-uniform.ln()).ln()
+            })
+            .collect();
+        let mut remaining: Vec<usize> = (0..count).collect();
+        remaining.sort_by(|&a, &b| (gumbel[b] + logits[b]).total_cmp(&(gumbel[a] + logits[a])));
+        remaining.truncate(considered.clamp(1, count));
+        let budget = self.config.simulations.max(1) as usize;
+        let rounds = (remaining.len() as f32).log2().ceil().max(1.0) as usize;
+        let mut spent = 0;
+        for round in 0..rounds {
+            let per_decision = (budget / (rounds * remaining.len())).max(1);
+            for &edge in &remaining {
+                for _ in 0..per_decision {
+                    if spent >= budget && round > 0 {
+                        break;
+                    }
+                    let leaf = self.descend_through(Some(edge));
+                    let evaluated = self.leaf_request(&leaf).map(|(game, decisions)| {
+                        let evaluation = evaluator
+                            .evaluate(&self.rules, &[(game, &decisions)])
+                            .pop()
+                            .expect("one evaluation per position");
+                        (decisions, evaluation)
+                    });
+                    self.finish(leaf, evaluated);
+                    spent += 1;
+                }
+            }
+            if remaining.len() > 1 {
+                let scores = self.gumbel_scores(&logits, &gumbel);
+                remaining.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+                remaining.truncate(remaining.len().div_ceil(2));
+            }
+        }
+        let scores = self.gumbel_scores(&logits, &gumbel);
+        let chosen = remaining
+            .iter()
+            .copied()
+            .max_by(|&a, &b| scores[a].total_cmp(&scores[b]))
+            .expect("at least one decision");
+        let completed = self.completed_values();
+        let scale = self.value_scale();
+        let improved: Vec<f32> = logits
+            .iter()
+            .zip(&completed)
+            .map(|(logit, q)| logit + scale * q)
+            .collect();
+        let most = improved.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let exponentials: Vec<f32> = improved.iter().map(|v| (v - most).exp()).collect();
+        let total: f32 = exponentials.iter().sum();
+        let edges = self.nodes[self.root].edges.as_ref().expect("expanded");
+        GumbelResult {
+            decision: edges[chosen].decision,
+            policy: edges
+                .iter()
+                .zip(&exponentials)
+                .map(|(edge, e)| (edge.decision, e / total))
+                .collect(),
+            value: self.result().value,
+        }
+    }
+
+    /// sigma(q) of the paper: (c_visit + most visits) * c_scale, with c_visit = 50 and
+    /// c_scale = 1.
+    fn value_scale(&self) -> f32 {
+        let edges = self.nodes[self.root].edges.as_ref().expect("expanded");
+        let most = edges.iter().map(|edge| edge.visits).max().unwrap_or(0);
+        50.0 + most as f32
+    }
+
+    /// Each root decision's mean value, or for an unvisited one the mixed value: the root's
+    /// value estimate blended with the prior-weighted mean of the visited decisions.
+    fn completed_values(&self) -> Vec<f32> {
+        let edges = self.nodes[self.root].edges.as_ref().expect("expanded");
+        let visited_prior: f32 = edges.iter().filter(|e| e.visits > 0).map(|e| e.prior).sum();
+        let visits: u32 = edges.iter().map(|e| e.visits).sum();
+        let weighted: f32 = edges
+            .iter()
+            .filter(|e| e.visits > 0)
+            .map(|e| e.prior * e.mean())
+            .sum();
+        let root_value = self.result().value;
+        let mixed = if visited_prior > 0.0 {
+            (root_value + visits as f32 * weighted / visited_prior) / (1.0 + visits as f32)
+        } else {
+            root_value
+        };
+        edges
+            .iter()
+            .map(|edge| if edge.visits > 0 { edge.mean() } else { mixed })
+            .collect()
+    }
+
+    /// Gumbel noise + logit + scaled completed value, per root decision.
+    fn gumbel_scores(&self, logits: &[f32], gumbel: &[f32]) -> Vec<f32> {
+        let scale = self.value_scale();
+        self.completed_values()
+            .iter()
+            .zip(logits.iter().zip(gumbel))
+            .map(|(q, (logit, g))| g + logit + scale * q)
+            .collect()
     }
 
     /// A decision drawn with probability proportional to visits^(1/temperature); the most

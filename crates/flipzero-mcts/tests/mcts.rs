@@ -235,3 +235,53 @@ fn searching_many_trees_at_once_changes_nothing_but_the_batch_size() {
     assert_eq!(counting.calls, 4 + 64);
     assert!(counting.positions > 2 * 64, "batches of several positions");
 }
+
+#[test]
+fn gumbel_search_finds_solved_wins_with_a_tiny_budget_and_favours_them() {
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    let mut checked = 0;
+    for seed in 0..30 {
+        let game = endgame::<u64>(&rules, seed, 11);
+        if game.is_over() {
+            continue;
+        }
+        let values = exact_values(&rules, &game);
+        let winning: Vec<Decision> = values
+            .iter()
+            .filter(|(_, v)| *v > 0)
+            .map(|(d, _)| *d)
+            .collect();
+        if winning.is_empty() || winning.len() == values.len() {
+            continue;
+        }
+        let config = MctsConfig {
+            simulations: 2 * values.len() as u32,
+            solve_empties: 10,
+            seed,
+            ..MctsConfig::default()
+        };
+        let mut tree = Mcts::new(&rules, config, &game);
+        let result = tree.gumbel_search(&mut UniformEvaluator, 16);
+        assert!(winning.contains(&result.decision), "seed {seed}");
+        let total: f32 = result.policy.iter().map(|p| p.1).sum();
+        assert!((total - 1.0).abs() < 1e-4);
+        let share = |wins: bool| {
+            result
+                .policy
+                .iter()
+                .filter(|p| winning.contains(&p.0) == wins)
+                .map(|p| p.1)
+                .fold(0.0f32, f32::max)
+        };
+        assert!(
+            share(true) > share(false),
+            "seed {seed}: {:?}",
+            result.policy
+        );
+        checked += 1;
+    }
+    assert!(
+        checked >= 5,
+        "only {checked} positions had a forced win to find"
+    );
+}
