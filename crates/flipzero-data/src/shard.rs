@@ -144,3 +144,43 @@ pub fn read_shard(path: &Path) -> Result<(ShardHeader, Vec<Sample>), ShardError>
     }
     Ok((header, samples))
 }
+
+/// The samples of the newest shards in `directory` (by file name, which writers make
+/// increase: `shard-<number>-...`), newest first, until `max_samples` are gathered; with the
+/// shards they came from. Temporary files of unfinished writes are ignored.
+///
+/// # Errors
+/// An unreadable directory or a damaged shard (named in the error).
+pub fn replay_window(
+    directory: &Path,
+    max_samples: usize,
+) -> Result<(Vec<Sample>, Vec<std::path::PathBuf>), ShardError> {
+    let io = |source| ShardError::Io {
+        path: directory.display().to_string(),
+        source,
+    };
+    let mut shards: Vec<std::path::PathBuf> = std::fs::read_dir(directory)
+        .map_err(io)?
+        .map(|entry| entry.map(|entry| entry.path()).map_err(io))
+        .collect::<Result<_, _>>()?;
+    shards.retain(|path| {
+        path.extension()
+            .is_some_and(|extension| extension == SHARD_EXTENSION)
+    });
+    shards.sort();
+    let mut samples = Vec::new();
+    let mut used = Vec::new();
+    for path in shards.into_iter().rev() {
+        if samples.len() >= max_samples {
+            break;
+        }
+        let (_, mut shard) = read_shard(&path)?;
+        shard.truncate(max_samples - samples.len());
+        samples.extend(shard);
+        used.push(path);
+    }
+    Ok((samples, used))
+}
+
+/// The extension of finished shard files.
+pub const SHARD_EXTENSION: &str = "shard";

@@ -68,3 +68,45 @@ fn shards_round_trip_and_damage_is_named() {
     }
     std::fs::remove_dir_all(&directory).unwrap();
 }
+
+#[test]
+fn the_replay_window_takes_the_newest_shards_and_ignores_unfinished_writes() {
+    use flipzero_data::replay_window;
+    let directory = std::env::temp_dir().join(format!("flipzero-window-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    let header = ShardHeader {
+        rules_toml: String::new(),
+        encoder_version: 1,
+        games: 1,
+        writer: "test".to_owned(),
+    };
+    let sample = |score: f32| Sample {
+        position: String::new(),
+        policy: Vec::new(),
+        outcome: 0,
+        score,
+        solved: false,
+    };
+    for shard in 0..3 {
+        let samples: Vec<Sample> = (0..10).map(|i| sample((shard * 100 + i) as f32)).collect();
+        let path = directory.join(format!("shard-{shard:06}.shard"));
+        write_shard(&path, &header, &samples).unwrap();
+    }
+    std::fs::write(directory.join("shard-000003.shard.tmp.77"), b"half a shard").unwrap();
+    let (samples, used) = replay_window(&directory, 25).unwrap();
+    assert_eq!(samples.len(), 25);
+    assert_eq!(used.len(), 3);
+    assert_eq!(samples[0].score, 200.0, "newest first");
+    assert_eq!(samples[24].score, 4.0);
+    std::fs::write(
+        directory.join("shard-000004.shard"),
+        b"FLIPZSHD\x01\x00\x00\x00junk",
+    )
+    .unwrap();
+    let error = replay_window(&directory, 25).unwrap_err().to_string();
+    assert!(
+        error.contains("shard-000004.shard") && error.contains("damaged body"),
+        "{error}"
+    );
+    std::fs::remove_dir_all(&directory).unwrap();
+}
