@@ -184,7 +184,9 @@ pub fn legal_mask<W: Bitboard>(rules: &Rules, game: &Game<W>) -> Array1<f32> {
 
 /// Where each decision index goes when the board is seen through `symmetry`: squares move,
 /// every other decision stays. Apply it to a policy target together with
-/// `Game::transformed(symmetry)` on the position.
+/// `Game::transformed(symmetry)` on the position. Not valid while several flipped discs wait
+/// to be oriented: an orient decision applies to the lowest pending square, which the
+/// symmetry may change.
 pub fn policy_permutation<W: Bitboard>(
     rules: &Rules,
     game: &Game<W>,

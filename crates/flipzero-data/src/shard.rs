@@ -142,18 +142,36 @@ pub fn read_shard(path: &Path) -> Result<(ShardHeader, Vec<Sample>), ShardError>
     {
         return Err(invalid(path, "a sample's outcome is not -1, 0 or 1"));
     }
+    let bad_numbers = |sample: &Sample| {
+        !sample.score.is_finite()
+            || sample
+                .policy
+                .iter()
+                .any(|&(_, share)| !(0.0..=1.0).contains(&share))
+    };
+    if let Some(index) = samples.iter().position(bad_numbers) {
+        return Err(invalid(
+            path,
+            format!(
+                "sample {index} has a score that is not finite or a policy share outside 0..=1"
+            ),
+        ));
+    }
     Ok((header, samples))
 }
 
 /// The samples of the newest shards in `directory` (by file name, which writers make
 /// increase: `shard-<number>-...`), newest first, until `max_samples` are gathered; with the
-/// shards they came from. Temporary files of unfinished writes are ignored.
+/// shards they came from. Temporary files of unfinished writes are ignored. Every shard must
+/// have the rules and encoder version of `expected`.
 ///
 /// # Errors
-/// An unreadable directory or a damaged shard (named in the error).
+/// An unreadable directory, a damaged shard, or one of other rules or another encoder
+/// version (named in the error).
 pub fn replay_window(
     directory: &Path,
     max_samples: usize,
+    expected: &ShardHeader,
 ) -> Result<(Vec<Sample>, Vec<std::path::PathBuf>), ShardError> {
     let io = |source| ShardError::Io {
         path: directory.display().to_string(),
@@ -174,7 +192,19 @@ pub fn replay_window(
         if samples.len() >= max_samples {
             break;
         }
-        let (_, mut shard) = read_shard(&path)?;
+        let (header, mut shard) = read_shard(&path)?;
+        if header.rules_toml != expected.rules_toml {
+            return Err(invalid(&path, "written for other rules"));
+        }
+        if header.encoder_version != expected.encoder_version {
+            return Err(invalid(
+                &path,
+                format!(
+                    "written for encoder version {}, not {}",
+                    header.encoder_version, expected.encoder_version
+                ),
+            ));
+        }
         shard.truncate(max_samples - samples.len());
         samples.extend(shard);
         used.push(path);

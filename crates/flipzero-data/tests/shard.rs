@@ -93,20 +93,37 @@ fn the_replay_window_takes_the_newest_shards_and_ignores_unfinished_writes() {
         write_shard(&path, &header, &samples).unwrap();
     }
     std::fs::write(directory.join("shard-000003.shard.tmp.77"), b"half a shard").unwrap();
-    let (samples, used) = replay_window(&directory, 25).unwrap();
+    let (samples, used) = replay_window(&directory, 25, &header).unwrap();
     assert_eq!(samples.len(), 25);
     assert_eq!(used.len(), 3);
     assert_eq!(samples[0].score, 200.0, "newest first");
     assert_eq!(samples[24].score, 4.0);
+    let other = ShardHeader {
+        encoder_version: 9,
+        ..header.clone()
+    };
+    let error = replay_window(&directory, 25, &other)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("encoder version 1, not 9"), "{error}");
     std::fs::write(
         directory.join("shard-000004.shard"),
         b"FLIPZSHD\x01\x00\x00\x00junk",
     )
     .unwrap();
-    let error = replay_window(&directory, 25).unwrap_err().to_string();
+    let error = replay_window(&directory, 25, &header)
+        .unwrap_err()
+        .to_string();
     assert!(
         error.contains("shard-000004.shard") && error.contains("damaged body"),
         "{error}"
     );
+    let mut bad = sample(1.0);
+    bad.score = f32::NAN;
+    write_shard(&directory.join("nan.bin"), &header, &[bad]).unwrap();
+    let error = read_shard(&directory.join("nan.bin"))
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("not finite"), "{error}");
     std::fs::remove_dir_all(&directory).unwrap();
 }

@@ -403,6 +403,13 @@ impl<W: Bitboard> Mcts<W> {
             .expect("an unfinished position has a decision")
     }
 
+    /// Whether a node's value is final, so simulations stop there: a finished game, or a
+    /// position the solver settled, except at the root, whose decisions still need values.
+    fn settled(&self, node: usize) -> bool {
+        self.nodes[node].terminal.is_some()
+            && (node != self.root || self.nodes[node].game.is_over())
+    }
+
     /// The first half of a simulation: down from the root by PUCT to a finished game or a
     /// position never evaluated.
     pub fn descend(&mut self) -> Leaf {
@@ -414,7 +421,7 @@ impl<W: Bitboard> Mcts<W> {
         let mut path: Vec<(usize, usize)> = Vec::new();
         let mut node = self.root;
         loop {
-            if self.nodes[node].terminal.is_some() || self.nodes[node].edges.is_none() {
+            if self.settled(node) || self.nodes[node].edges.is_none() {
                 return Leaf { path, node };
             }
             let edge = first.take().unwrap_or_else(|| self.select(node));
@@ -437,10 +444,10 @@ impl<W: Bitboard> Mcts<W> {
     /// The position a leaf needs evaluated, with its legal decisions; `None` for a finished
     /// (or solved) game.
     pub fn leaf_request(&self, leaf: &Leaf) -> Option<(&Game<W>, Vec<Decision>)> {
-        let node = &self.nodes[leaf.node];
-        if node.terminal.is_some() {
+        if self.settled(leaf.node) {
             return None;
         }
+        let node = &self.nodes[leaf.node];
         Some((&node.game, node.game.legal_decisions(&self.rules)))
     }
 
@@ -448,14 +455,16 @@ impl<W: Bitboard> Mcts<W> {
     /// back its value up the path.
     pub fn finish(&mut self, leaf: Leaf, evaluated: Option<(Vec<Decision>, Evaluation)>) {
         let Leaf { path, mut node } = leaf;
-        let mut value = match (self.nodes[node].terminal, evaluated) {
-            (Some(value), _) => value,
-            (None, Some((decisions, evaluation))) => {
+        let mut value = match (self.settled(node), evaluated) {
+            (true, _) => self.nodes[node]
+                .terminal
+                .expect("settled nodes have a value"),
+            (false, Some((decisions, evaluation))) => {
                 let value = evaluation.value;
                 self.expand_with(node, decisions, evaluation);
                 value
             }
-            (None, None) => panic!("an unevaluated leaf needs its evaluation"),
+            (false, None) => panic!("an unevaluated leaf needs its evaluation"),
         };
         // `value` is for the player to move at `node`; walk back up, turning it to each
         // parent's player.

@@ -163,6 +163,7 @@ fn solved_leaves_find_wins_with_few_simulations() {
         let mut tree = Mcts::new(&rules, config, &game);
         let result = tree.search(&mut UniformEvaluator);
         assert!(winning.contains(&result.best()), "seed {seed}");
+        assert_eq!(result.decisions.iter().map(|d| d.1).sum::<u32>(), 100);
         checked += 1;
     }
     assert!(

@@ -79,8 +79,9 @@ pub fn save(
     net: &PolicyValueNet,
 ) -> Result<(), CheckpointError> {
     let meta_json = serde_json::to_vec(meta).map_err(|error| invalid(path, error.to_string()))?;
+    // The inference view carries the synced batch-norm statistics.
     let weights = net
-        .clone()
+        .valid()
         .into_record()
         .into_bytes()
         .map_err(|error| invalid(path, format!("serialising the weights: {error:?}")))?;
@@ -102,6 +103,52 @@ pub fn save(
         let _ = std::fs::remove_file(&temporary);
         io(path, error)
     })
+}
+
+/// Checks the metadata before any network is built from it: sizes in range, and the network
+/// fitting its rules and this build's encoder.
+fn check_meta(meta: &CheckpointMeta) -> Result<(), String> {
+    let net = &meta.net;
+    let limits = [
+        ("rows", net.rows, 16),
+        ("cols", net.cols, 16),
+        ("blocks", net.blocks, 128),
+        ("channels", net.channels, 1024),
+        ("value_hidden", net.value_hidden, 4096),
+        ("input_planes", net.input_planes, 1024),
+    ];
+    for (name, value, most) in limits {
+        if value == 0 || value > most {
+            return Err(format!("network {name} = {value}: expected 1 to {most}"));
+        }
+    }
+    if meta.encoder_version != flipzero_data::ENCODER_VERSION {
+        return Err(format!(
+            "trained with encoder version {}; this build encodes version {}",
+            meta.encoder_version,
+            flipzero_data::ENCODER_VERSION
+        ));
+    }
+    if net.input_planes != flipzero_data::encoder::PLANES.len() {
+        return Err(format!(
+            "{} input planes; the encoder makes {}",
+            net.input_planes,
+            flipzero_data::encoder::PLANES.len()
+        ));
+    }
+    let rules = flipzero_core::Rules::try_from(meta.rules.clone())
+        .map_err(|error| format!("rules: {error}"))?;
+    if (net.rows, net.cols) != (usize::from(rules.rows()), usize::from(rules.cols())) {
+        return Err("the network's board is not the rules' board".to_owned());
+    }
+    if net.decisions != rules.decision_count() {
+        return Err(format!(
+            "{} policy outputs; the rules have {} decisions",
+            net.decisions,
+            rules.decision_count()
+        ));
+    }
+    Ok(())
 }
 
 /// Splits `count` bytes off the front of `rest`, or says what was cut short.
@@ -172,6 +219,7 @@ pub fn load(
             format!("{} unexpected bytes after the weights", rest.len()),
         ));
     }
+    check_meta(&meta).map_err(|reason| invalid(path, reason))?;
     let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(weights.to_vec()))
         .map_err(|error| invalid(path, format!("weights: {error:?}")))?;
     let net = meta

@@ -84,5 +84,22 @@ fn a_checkpoint_round_trip_gives_identical_outputs_and_damage_is_named() {
     let error = refused(&mixed);
     assert!(error.contains("weights do not fit the network"), "{error}");
     assert!(load(&directory.join("missing.ckpt"), &device).is_err());
+    // Metadata is checked before a network is built from it.
+    let mut huge = meta.clone();
+    huge.net.channels = 1_000_000;
+    let mut huge_file = bytes[..12].to_vec();
+    let json = serde_json::to_vec(&huge).unwrap();
+    huge_file.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    huge_file.extend_from_slice(&json);
+    huge_file.extend_from_slice(&bytes[16 + meta_len..]);
+    assert!(refused(&huge_file).contains("network channels = 1000000"));
+    let mut wrong_rules = meta.clone();
+    wrong_rules.net.decisions = 65;
+    let json = serde_json::to_vec(&wrong_rules).unwrap();
+    let mut wrong_file = bytes[..12].to_vec();
+    wrong_file.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    wrong_file.extend_from_slice(&json);
+    wrong_file.extend_from_slice(&bytes[16 + meta_len..]);
+    assert!(refused(&wrong_file).contains("65 policy outputs; the rules have 37 decisions"));
     std::fs::remove_dir_all(&directory).unwrap();
 }

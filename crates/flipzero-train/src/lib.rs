@@ -5,7 +5,7 @@ use burn::module::Module;
 use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Tensor, TensorData};
-use flipzero_core::{Bitboard, Game, Rules, Symmetry};
+use flipzero_core::{Bitboard, Game, Phase, Rules, Symmetry};
 use flipzero_data::{Encoder, Sample, policy_permutation};
 use flipzero_nn::{NetConfig, PolicyValueNet};
 use rand::SeedableRng;
@@ -135,7 +135,11 @@ impl Trainer {
             let game = Game::<W>::from_text(&self.rules, &sample.position)
                 .map_err(|e| error(e.to_string()))?;
             let symmetries: Vec<Symmetry> = Symmetry::of_board(game.geometry()).collect();
-            let symmetry = if self.config.augment {
+            // An orient decision applies to the lowest pending disc, which a symmetry may
+            // change: with several discs to orient, only the identity keeps the target right.
+            let orienting_several =
+                matches!(game.phase(), Phase::Orient { pending } if pending.count() > 1);
+            let symmetry = if self.config.augment && !orienting_several {
                 *symmetries
                     .choose(&mut self.rng)
                     .expect("the identity is a symmetry")
@@ -146,7 +150,13 @@ impl Trainer {
             let seen = game.transformed(symmetry);
             self.encoder
                 .encode_into(&seen, input.index_axis_mut(ndarray::Axis(0), index));
+            if !sample.score.is_finite() {
+                return Err(error(format!("score {}", sample.score)));
+            }
             for &(decision, share) in &sample.policy {
+                if !(0.0..=1.0).contains(&share) {
+                    return Err(error(format!("policy share {share}")));
+                }
                 let target = *permutation
                     .get(usize::from(decision))
                     .ok_or_else(|| error(format!("decision index {decision} out of range")))?;

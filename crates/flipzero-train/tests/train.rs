@@ -65,3 +65,57 @@ fn steps_on_self_play_samples_lower_the_loss() {
             .contains("outcome 4")
     );
 }
+
+#[test]
+fn targets_land_on_the_right_outputs() {
+    use burn::module::Module;
+    use burn::tensor::{Tensor, TensorData};
+    use flipzero_core::Game;
+    use flipzero_data::{Encoder, Sample};
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    let game = Game::<u64>::start(&rules);
+    // All policy on the third legal decision; the game was won.
+    let decision = game.legal_decisions(&rules)[2];
+    let index = rules.decision_index(decision);
+    let sample = Sample {
+        position: game.to_text(&rules),
+        policy: vec![(index as u16, 1.0)],
+        outcome: 1,
+        score: 6.0,
+        solved: false,
+    };
+    let net = NetConfig {
+        input_planes: flipzero_data::encoder::PLANES.len(),
+        rows: 6,
+        cols: 6,
+        decisions: rules.decision_count(),
+        blocks: 1,
+        channels: 8,
+        value_hidden: 8,
+    };
+    let train = TrainConfig {
+        learning_rate: 1e-2,
+        augment: false,
+        ..TrainConfig::default()
+    };
+    let device = Device::flex();
+    let mut trainer = Trainer::new(&rules, &net, train, &device);
+    for _ in 0..40 {
+        trainer.train_step::<u64>(&vec![sample.clone(); 4]).unwrap();
+    }
+    let encoder = Encoder::new(&rules);
+    let (planes, rows, cols) = encoder.shape();
+    let values = encoder.encode(&game).into_raw_vec_and_offset().0;
+    let input = Tensor::<4>::from_data(TensorData::new(values, [1, planes, rows, cols]), &device);
+    let output = trainer.net().valid().forward(input);
+    let argmax = |tensor: Tensor<2>| {
+        let row = tensor.into_data().try_into_vec::<f32>().unwrap();
+        (0..row.len())
+            .max_by(|&a, &b| row[a].total_cmp(&row[b]))
+            .unwrap()
+    };
+    assert_eq!(argmax(output.policy_logits), index, "policy target index");
+    assert_eq!(argmax(output.wdl_logits), 0, "a win is class 0");
+    let score = output.score.into_data().try_into_vec::<f32>().unwrap()[0];
+    assert!((score - 6.0 / 36.0).abs() < 0.1, "score {score}");
+}
