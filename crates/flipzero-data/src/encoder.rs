@@ -9,10 +9,10 @@ use flipzero_core::{Bitboard, Color, Decision, Game, Phase, Rules, Symmetry};
 use ndarray::{Array1, Array3, ArrayViewMut3};
 
 /// Version of the plane layout below.
-pub const ENCODER_VERSION: u32 = 1;
+pub const ENCODER_VERSION: u32 = 2;
 
 /// The planes, in order: name and meaning.
-pub const PLANES: [(&str, &str); 19] = [
+pub const PLANES: [(&str, &str); 21] = [
     ("own", "discs of the side to move"),
     ("opponent", "discs of the other side"),
     ("neutral", "neutral discs (neuversi)"),
@@ -61,6 +61,11 @@ pub const PLANES: [(&str, &str); 19] = [
     (
         "first-bid",
         "the first bid / squares once made, while bidding (constant)",
+    ),
+    ("passes", "consecutive passes so far / 2 (constant)"),
+    (
+        "first-in-group-a",
+        "1 when biversi's first placement of the turn joined group A (constant)",
     ),
 ];
 
@@ -165,6 +170,13 @@ impl Encoder {
             f32::from(u8::from(matches!(phase, Phase::Orient { .. }))),
             f32::from(u8::from(matches!(phase, Phase::SecondPlacement { .. }))),
             first_bid,
+            f32::from(game.passes().min(2)) / 2.0,
+            f32::from(u8::from(matches!(
+                phase,
+                Phase::SecondPlacement {
+                    first_in_group_a: true
+                }
+            ))),
         ];
         for (offset, value) in constants.into_iter().enumerate() {
             out.index_axis_mut(ndarray::Axis(0), sets.len() + offset)

@@ -218,6 +218,9 @@ pub struct Mcts<W: Bitboard> {
     config: MctsConfig,
     nodes: Vec<Node<W>>,
     root: usize,
+    /// The root's priors before any noise, so that searching the same root again does not
+    /// stack noise on noise.
+    clean_root_priors: Option<Vec<f32>>,
     rng: ChaCha8Rng,
 }
 
@@ -252,6 +255,7 @@ impl<W: Bitboard> Mcts<W> {
             config,
             nodes: Vec::new(),
             root: 0,
+            clean_root_priors: None,
         };
         tree.reset(game);
         tree
@@ -282,6 +286,7 @@ impl<W: Bitboard> Mcts<W> {
     }
 
     fn reset(&mut self, game: &Game<W>) {
+        self.clean_root_priors = None;
         self.nodes.clear();
         self.root = self.new_node(game.clone());
     }
@@ -294,6 +299,7 @@ impl<W: Bitboard> Mcts<W> {
     /// Moves the root to the child after `decision`, keeping its subtree (or starts afresh
     /// when the decision was never expanded).
     pub fn advance(&mut self, decision: Decision) {
+        self.clean_root_priors = None;
         let root = &self.nodes[self.root];
         let child = root
             .edges
@@ -381,6 +387,14 @@ impl<W: Bitboard> Mcts<W> {
         let Some(edges) = self.nodes[self.root].edges.as_mut() else {
             return;
         };
+        match &self.clean_root_priors {
+            Some(clean) => {
+                for (edge, &prior) in edges.iter_mut().zip(clean) {
+                    edge.prior = prior;
+                }
+            }
+            None => self.clean_root_priors = Some(edges.iter().map(|edge| edge.prior).collect()),
+        }
         let noise: Vec<f32> = edges.iter().map(|_| gamma.sample(&mut self.rng)).collect();
         let total: f32 = noise.iter().sum::<f32>().max(f32::MIN_POSITIVE);
         for (edge, sample) in edges.iter_mut().zip(noise) {

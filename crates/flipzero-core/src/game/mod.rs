@@ -447,6 +447,11 @@ impl<W: Bitboard> Game<W> {
         child.side_to_move == mover
     }
 
+    /// Consecutive passes so far (two end the game where passing is allowed).
+    pub fn passes(&self) -> u8 {
+        self.passes
+    }
+
     /// The first bid of the komi bidding, once made and while the second is awaited.
     pub fn first_bid(&self) -> Option<i8> {
         self.first_bid
