@@ -99,6 +99,8 @@ pub fn collect_positions<W: Bitboard>(
             seed: rng.random(),
             solve_empties: 0,
             end_search_empties: 0,
+            // A depth-1 search needs no large table, and one is built per game.
+            table_bits: 10,
             ..SearchConfig::default()
         };
         let mut player = Engine::<W>::new(rules, weights.clone(), config);

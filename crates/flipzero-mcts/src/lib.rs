@@ -241,8 +241,10 @@ impl<W: Bitboard> Mcts<W> {
                 let weights = WeightsFile::embedded()
                     .weights_for(rules, "embedded")
                     .ok()?;
+                // Only the bitboard solver is used, which has its own table.
                 let search = SearchConfig {
                     solve_empties: config.solve_empties,
+                    table_bits: 8,
                     ..SearchConfig::default()
                 };
                 Some(Engine::new(rules, weights, search))
