@@ -1,5 +1,10 @@
 //! MCTS without a network: simulations per second of the tree search itself (selection,
 //! expansion, backup and the game engine), with the uniform evaluator.
+//!
+//! Run with `cargo bench -p flipzero-benches --bench mcts`.
+
+// criterion's macros define undocumented items.
+#![allow(missing_docs)]
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use flipzero_core::{Game, Preset};
