@@ -14,8 +14,9 @@
 use std::time::{Duration, Instant};
 
 use flipzero_core::game::Phase;
-use flipzero_core::rules::Topology;
-use flipzero_core::rules::{LineFallback, Objective, PassRule, Protocol, StartSpec, SupplySpec};
+use flipzero_core::rules::{
+    LineFallback, Objective, PassRule, Protocol, StartSpec, SupplySpec, Topology,
+};
 use flipzero_core::{Bitboard, Color, Decision, Game, Outcome, Position, Rules};
 use rand::SeedableRng;
 use rand::seq::IndexedRandom;
