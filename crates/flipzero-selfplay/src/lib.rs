@@ -170,3 +170,34 @@ pub fn play<W: Bitboard>(
     }
     finished
 }
+
+/// Plays `config.games` games on `workers` rayon tasks, each running its share of the games
+/// (many at once, as [`play`] does) with its own evaluator from `make_evaluator` (a network
+/// per worker, say). Worker `w` seeds its games from `config.seed + w * 2^32`, so the games
+/// depend on the seed and the number of workers only; records come back worker by worker.
+pub fn play_parallel<W, E, F>(
+    rules: &Rules,
+    config: &SelfPlayConfig,
+    workers: usize,
+    make_evaluator: F,
+) -> Vec<GameRecord>
+where
+    W: Bitboard,
+    E: Evaluator<W>,
+    F: Fn(usize) -> E + Sync,
+{
+    use rayon::prelude::*;
+    let workers = workers.clamp(1, config.games.max(1));
+    let shares: Vec<Vec<GameRecord>> = (0..workers)
+        .into_par_iter()
+        .map(|worker| {
+            let share = SelfPlayConfig {
+                games: (config.games + workers - 1 - worker) / workers,
+                seed: config.seed.wrapping_add((worker as u64) << 32),
+                ..config.clone()
+            };
+            play(rules, &share, &mut make_evaluator(worker))
+        })
+        .collect();
+    shares.into_iter().flatten().collect()
+}

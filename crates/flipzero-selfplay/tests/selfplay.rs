@@ -109,3 +109,16 @@ fn bidders_get_the_result_of_the_colour_they_ended_up_with() {
         assert_eq!(record.samples[0].outcome, expected);
     }
 }
+
+#[test]
+fn workers_share_the_games_and_each_game_is_whole() {
+    use flipzero_selfplay::play_parallel;
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    let records = play_parallel::<u64, _, _>(&rules, &config(7), 3, |_| UniformEvaluator);
+    assert_eq!(records.len(), 7);
+    for record in &records {
+        check(&rules, record);
+    }
+    let again = play_parallel::<u64, _, _>(&rules, &config(7), 3, |_| UniformEvaluator);
+    assert_eq!(records, again, "seeded");
+}
