@@ -1,6 +1,6 @@
 //! Checkpoint files: a magic number and format version, metadata as JSON (the rules, the
-//! encoder version, the network config, the training step) and the weights as a burnpack
-//! record. Written to a temporary name, flushed and renamed, so a crash never leaves half a
+//! encoder version, the network config, the training step), the weights as a burnpack record,
+//! and the optimizer's state when a trainer wrote it. Written to a temporary name, flushed and renamed, so a crash never leaves half a
 //! file under the real name; every length is checked when reading, so a truncated or
 //! corrupt file is refused with the reason.
 
@@ -32,6 +32,17 @@ pub struct CheckpointMeta {
     pub net: NetConfig,
     /// Training steps taken.
     pub step: u64,
+}
+
+/// A checkpoint as read back.
+#[derive(Debug)]
+pub struct Checkpoint {
+    /// Its metadata.
+    pub meta: CheckpointMeta,
+    /// The network, on the device it was loaded to.
+    pub net: PolicyValueNet,
+    /// The optimizer's state (burnpack bytes), when a trainer saved it.
+    pub optimizer: Option<Vec<u8>>,
 }
 
 /// A checkpoint that cannot be written or read.
@@ -77,7 +88,9 @@ pub fn save(
     path: &Path,
     meta: &CheckpointMeta,
     net: &PolicyValueNet,
+    optimizer: Option<&[u8]>,
 ) -> Result<(), CheckpointError> {
+    let optimizer = optimizer.unwrap_or_default();
     let meta_json = serde_json::to_vec(meta).map_err(|error| invalid(path, error.to_string()))?;
     // The inference view carries the synced batch-norm statistics.
     let weights = net
@@ -92,6 +105,9 @@ pub fn save(
     contents.extend_from_slice(&meta_json);
     contents.extend_from_slice(&(weights.len() as u64).to_le_bytes());
     contents.extend_from_slice(&weights);
+    // Length 0: no optimizer state (a network saved for play, not for training).
+    contents.extend_from_slice(&(optimizer.len() as u64).to_le_bytes());
+    contents.extend_from_slice(optimizer);
     let temporary = path.with_extension(format!("tmp.{}", std::process::id()));
     let written = std::fs::File::create(&temporary)
         .and_then(|mut file| {
@@ -171,10 +187,7 @@ fn take<'a>(
 /// # Errors
 /// An unreadable file, a wrong magic number or version, a truncated or corrupt file, or
 /// weights that do not fit the network its metadata describes.
-pub fn load(
-    path: &Path,
-    device: &Device,
-) -> Result<(CheckpointMeta, PolicyValueNet), CheckpointError> {
+pub fn load(path: &Path, device: &Device) -> Result<Checkpoint, CheckpointError> {
     let contents = std::fs::read(path).map_err(|error| io(path, error))?;
     let mut rest = contents.as_slice();
     if take(&mut rest, 8, "magic number", path)? != CHECKPOINT_MAGIC {
@@ -213,10 +226,21 @@ pub fn load(
         "weights",
         path,
     )?;
+    let optimizer_len = u64::from_le_bytes(
+        take(&mut rest, 8, "optimizer length", path)?
+            .try_into()
+            .expect("8 bytes"),
+    );
+    let optimizer = take(
+        &mut rest,
+        usize::try_from(optimizer_len).unwrap_or(usize::MAX),
+        "optimizer state",
+        path,
+    )?;
     if !rest.is_empty() {
         return Err(invalid(
             path,
-            format!("{} unexpected bytes after the weights", rest.len()),
+            format!("{} unexpected bytes after the optimizer state", rest.len()),
         ));
     }
     check_meta(&meta).map_err(|reason| invalid(path, reason))?;
@@ -227,5 +251,9 @@ pub fn load(
         .init(device)
         .try_load_record(record)
         .map_err(|error| invalid(path, format!("weights do not fit the network: {error:?}")))?;
-    Ok((meta, net))
+    Ok(Checkpoint {
+        meta,
+        net,
+        optimizer: (!optimizer.is_empty()).then(|| optimizer.to_vec()),
+    })
 }

@@ -9,6 +9,6 @@ pub mod checkpoint;
 pub mod evaluator;
 pub mod net;
 
-pub use checkpoint::{CheckpointError, CheckpointMeta};
+pub use checkpoint::{Checkpoint, CheckpointError, CheckpointMeta};
 pub use evaluator::NetEvaluator;
 pub use net::{NetConfig, NetOutput, PolicyValueNet};

@@ -49,10 +49,11 @@ fn a_checkpoint_round_trip_gives_identical_outputs_and_damage_is_named() {
     let path = directory.join("net.ckpt");
     let meta = meta();
     let net = meta.net.init(&device);
-    save(&path, &meta, &net).unwrap();
-    let (read_meta, read_net) = load(&path, &device).unwrap();
-    assert_eq!(read_meta, meta);
-    assert_eq!(outputs(&read_net, &device), outputs(&net, &device));
+    save(&path, &meta, &net, Some(b"optimizer state")).unwrap();
+    let read = load(&path, &device).unwrap();
+    assert_eq!(read.meta, meta);
+    assert_eq!(outputs(&read.net, &device), outputs(&net, &device));
+    assert_eq!(read.optimizer.as_deref(), Some(&b"optimizer state"[..]));
     // No temporary file is left beside it.
     assert_eq!(std::fs::read_dir(&directory).unwrap().count(), 1);
 
@@ -70,12 +71,13 @@ fn a_checkpoint_round_trip_gives_identical_outputs_and_damage_is_named() {
     assert!(refused(&newer).contains("format version 9"));
     let mut longer = bytes.clone();
     longer.extend_from_slice(b"junk");
-    assert!(refused(&longer).contains("4 unexpected bytes"));
+    assert!(refused(&longer).contains("4 unexpected bytes after the optimizer state"));
+    assert!(refused(&bytes[..bytes.len() - 3]).contains("truncated in the optimizer state"));
     // Metadata that describes another network than the weights.
     let mut other = meta.clone();
     other.net.channels = 16;
     let other_path = directory.join("other.ckpt");
-    save(&other_path, &other, &other.net.init(&device)).unwrap();
+    save(&other_path, &other, &other.net.init(&device), None).unwrap();
     let other_bytes = std::fs::read(&other_path).unwrap();
     let meta_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
     let other_meta_len = u32::from_le_bytes(other_bytes[12..16].try_into().unwrap()) as usize;

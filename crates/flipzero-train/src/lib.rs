@@ -4,13 +4,15 @@
 use burn::module::Module;
 use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
 use burn::tensor::activation::log_softmax;
-use burn::tensor::{Device, Tensor, TensorData};
+use burn::tensor::{Bytes, Device, Tensor, TensorData};
 use flipzero_core::{Bitboard, Game, Phase, Rules, Symmetry};
 use flipzero_data::{Encoder, Sample, policy_permutation};
-use flipzero_nn::{NetConfig, PolicyValueNet};
+use flipzero_nn::checkpoint;
+use flipzero_nn::{CheckpointError, CheckpointMeta, NetConfig, PolicyValueNet};
 use rand::SeedableRng;
 use rand::seq::IndexedRandom;
 use rand_chacha::ChaCha8Rng;
+use std::path::Path;
 
 /// Optimisation settings.
 #[derive(Clone, Debug, PartialEq)]
@@ -65,6 +67,7 @@ pub struct SampleError {
 /// The network in training, its optimizer and its step count.
 pub struct Trainer {
     rules: Rules,
+    net_config: NetConfig,
     encoder: Encoder,
     net: PolicyValueNet,
     optimizer: ModuleOptimizer,
@@ -86,12 +89,13 @@ impl Trainer {
     /// A trainer of a fresh network on `device` (made trainable here).
     pub fn new(rules: &Rules, net: &NetConfig, config: TrainConfig, device: &Device) -> Self {
         let device = device.clone().autodiff();
-        Self::resume(rules, net.init(&device), 0, config, &device)
+        Self::resume(rules, net, net.init(&device), 0, config, &device)
     }
 
-    /// A trainer that continues a network (from a checkpoint) at `step`.
+    /// A trainer that continues a network at `step` with a fresh optimizer.
     pub fn resume(
         rules: &Rules,
+        net_config: &NetConfig,
         net: PolicyValueNet,
         step: u64,
         config: TrainConfig,
@@ -100,6 +104,7 @@ impl Trainer {
         let device = device.clone().autodiff();
         Self {
             rules: rules.clone(),
+            net_config: net_config.clone(),
             encoder: Encoder::new(rules),
             net: net.to_device(&device).train(),
             optimizer: AdamConfig::new().with_epsilon(1e-8).init(),
@@ -118,6 +123,63 @@ impl Trainer {
     /// Steps taken.
     pub fn step(&self) -> u64 {
         self.step
+    }
+
+    /// Writes a checkpoint with the network, the step and the optimizer's state (atomically).
+    ///
+    /// # Errors
+    /// When the state cannot be serialised or the file cannot be written.
+    pub fn save(&self, path: &Path) -> Result<(), CheckpointError> {
+        let meta = CheckpointMeta {
+            rules: self.rules.spec().clone(),
+            encoder_version: flipzero_data::ENCODER_VERSION,
+            net: self.net_config.clone(),
+            step: self.step,
+        };
+        let optimizer = self
+            .optimizer
+            .into_bytes()
+            .map_err(|error| CheckpointError::Invalid {
+                path: path.display().to_string(),
+                reason: format!("serialising the optimizer: {error:?}"),
+            })?;
+        checkpoint::save(path, &meta, &self.net, Some(&optimizer))
+    }
+
+    /// Continues training from a checkpoint: network, step and optimizer state. `device` is
+    /// a plain device, as for [`Trainer::new`].
+    ///
+    /// # Errors
+    /// An unreadable or invalid checkpoint, or an optimizer state that does not load.
+    pub fn load(
+        path: &Path,
+        config: TrainConfig,
+        device: &Device,
+    ) -> Result<Self, CheckpointError> {
+        // Loaded on the plain device; `resume` moves the parameters onto the training device
+        // as fresh leaves of the autodiff graph.
+        let loaded = checkpoint::load(path, device)?;
+        let invalid = |reason: String| CheckpointError::Invalid {
+            path: path.display().to_string(),
+            reason,
+        };
+        let rules = Rules::try_from(loaded.meta.rules.clone())
+            .map_err(|error| invalid(format!("rules: {error}")))?;
+        let mut trainer = Self::resume(
+            &rules,
+            &loaded.meta.net,
+            loaded.net,
+            loaded.meta.step,
+            config,
+            device,
+        );
+        if let Some(state) = loaded.optimizer {
+            let optimizer = std::mem::replace(&mut trainer.optimizer, AdamConfig::new().init());
+            trainer.optimizer = optimizer
+                .from_bytes(Bytes::from_bytes_vec(state))
+                .map_err(|error| invalid(format!("optimizer state: {error:?}")))?;
+        }
+        Ok(trainer)
     }
 
     /// Encodes samples into tensors, each through a random symmetry when augmenting.
