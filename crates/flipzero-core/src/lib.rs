@@ -17,6 +17,7 @@
 
 pub mod bitboard;
 pub mod decision;
+pub mod files;
 pub mod game;
 pub mod geometry;
 pub mod movegen;

@@ -4,7 +4,6 @@
 //! flushed and renamed into place, so a reader never sees half a shard; a truncated or
 //! corrupt shard is refused with the reason, never a panic.
 
-use std::io::Write;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -85,19 +84,9 @@ pub fn write_shard(
     let body = bincode::serde::encode_to_vec((header, samples), config)
         .map_err(|error| invalid(path, format!("encoding: {error}")))?;
     contents.extend_from_slice(&body);
-    let temporary = path.with_extension(format!("tmp.{}", std::process::id()));
-    let written = std::fs::File::create(&temporary)
-        .and_then(|mut file| {
-            file.write_all(&contents)?;
-            file.sync_all()
-        })
-        .and_then(|()| std::fs::rename(&temporary, path));
-    written.map_err(|source| {
-        let _ = std::fs::remove_file(&temporary);
-        ShardError::Io {
-            path: path.display().to_string(),
-            source,
-        }
+    flipzero_core::files::write_atomically(path, &contents).map_err(|source| ShardError::Io {
+        path: path.display().to_string(),
+        source,
     })
 }
 

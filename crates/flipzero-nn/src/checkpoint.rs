@@ -4,7 +4,6 @@
 //! file under the real name; every length is checked when reading, so a truncated or
 //! corrupt file is refused with the reason.
 
-use std::io::Write;
 use std::path::Path;
 
 use burn::module::Module;
@@ -108,17 +107,7 @@ pub fn save(
     // Length 0: no optimizer state (a network saved for play, not for training).
     contents.extend_from_slice(&(optimizer.len() as u64).to_le_bytes());
     contents.extend_from_slice(optimizer);
-    let temporary = path.with_extension(format!("tmp.{}", std::process::id()));
-    let written = std::fs::File::create(&temporary)
-        .and_then(|mut file| {
-            file.write_all(&contents)?;
-            file.sync_all()
-        })
-        .and_then(|()| std::fs::rename(&temporary, path));
-    written.map_err(|error| {
-        let _ = std::fs::remove_file(&temporary);
-        io(path, error)
-    })
+    flipzero_core::files::write_atomically(path, &contents).map_err(|error| io(path, error))
 }
 
 /// Checks the metadata before any network is built from it: sizes in range, and the network

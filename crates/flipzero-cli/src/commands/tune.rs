@@ -97,7 +97,8 @@ pub(crate) fn run(args: &TuneArgs) -> anyhow::Result<()> {
         all_finite,
         "the fit gave weights that are not finite; nothing was written"
     );
-    write_atomically(&args.out, &file.to_toml())?;
+    flipzero_core::files::write_atomically(&args.out, file.to_toml().as_bytes())
+        .with_context(|| format!("writing {}", args.out.display()))?;
     let mut out = std::io::stdout().lock();
     writeln!(out, "{note}")?;
     writeln!(
@@ -113,21 +114,4 @@ fn positive_number(text: &str) -> Result<f64, String> {
         Ok(value) if value.is_finite() && value > 0.0 => Ok(value),
         _ => Err(format!("`{text}` is not a number above 0")),
     }
-}
-
-/// Writes `text` to a temporary file beside `path`, flushes it to disk and renames it into
-/// place, so that a reader never sees half a file.
-fn write_atomically(path: &std::path::Path, text: &str) -> anyhow::Result<()> {
-    let temporary = path.with_extension(format!("toml.tmp.{}", std::process::id()));
-    let written = std::fs::File::create(&temporary)
-        .and_then(|mut file| {
-            file.write_all(text.as_bytes())?;
-            file.sync_all()
-        })
-        .and_then(|()| std::fs::rename(&temporary, path));
-    if let Err(error) = written {
-        let _ = std::fs::remove_file(&temporary);
-        return Err(error).with_context(|| format!("writing {}", path.display()));
-    }
-    Ok(())
 }
