@@ -42,6 +42,30 @@ fn endgame<W: Bitboard>(rules: &Rules, seed: u64, empties: u32) -> Game<W> {
     game
 }
 
+/// Endgames of `empties` squares (random decisions from the start, seeds 0..30) where some
+/// decision wins and some does not, with the winning decisions: only those test a search.
+fn forced_wins(
+    rules: &Rules,
+    empties: impl Fn(u64) -> u32,
+) -> Vec<(u64, Game<u64>, Vec<Decision>, usize)> {
+    (0..30)
+        .filter_map(|seed| {
+            let game = endgame::<u64>(rules, seed, empties(seed));
+            if game.is_over() {
+                return None;
+            }
+            let values = exact_values(rules, &game);
+            let winning: Vec<Decision> = values
+                .iter()
+                .filter(|(_, v)| *v > 0)
+                .map(|(d, _)| *d)
+                .collect();
+            let decisive = !winning.is_empty() && winning.len() < values.len();
+            decisive.then_some((seed, game, winning, values.len()))
+        })
+        .collect()
+}
+
 #[test]
 fn the_uniform_search_finds_the_forced_wins_of_small_endgames() {
     let mut checked = 0;
@@ -51,21 +75,7 @@ fn the_uniform_search_finds_the_forced_wins_of_small_endgames() {
         (Preset::Gomullo, 6),
     ] {
         let rules = preset.rules(Some(6)).unwrap();
-        for seed in 0..30 {
-            let game = endgame::<u64>(&rules, seed, empties);
-            if game.is_over() {
-                continue;
-            }
-            let values = exact_values(&rules, &game);
-            let winning: Vec<Decision> = values
-                .iter()
-                .filter(|(_, v)| *v > 0)
-                .map(|(d, _)| *d)
-                .collect();
-            // Only positions where some decision wins and some does not test anything.
-            if winning.is_empty() || winning.len() == values.len() {
-                continue;
-            }
+        for (seed, game, winning, _) in forced_wins(&rules, |_| empties) {
             let config = MctsConfig {
                 simulations: 3000,
                 ..MctsConfig::default()
@@ -141,20 +151,8 @@ fn the_tree_is_reused_and_noise_and_sampling_follow_the_seed() {
 fn solved_leaves_find_wins_with_few_simulations() {
     let rules = Preset::Othello.rules(Some(6)).unwrap();
     let mut checked = 0;
-    for seed in 0..30 {
-        let game = endgame::<u64>(&rules, seed, 11);
-        if game.is_over() {
-            continue;
-        }
-        let values = exact_values(&rules, &game);
-        let winning: Vec<Decision> = values
-            .iter()
-            .filter(|(_, v)| *v > 0)
-            .map(|(d, _)| *d)
-            .collect();
-        if winning.is_empty() || winning.len() == values.len() {
-            continue;
-        }
+    // Even seeds: the root itself is within the solver's reach, and must still be searched.
+    for (seed, game, winning, _) in forced_wins(&rules, |seed| 10 + (seed % 2) as u32) {
         let config = MctsConfig {
             simulations: 100,
             solve_empties: 10,
@@ -241,22 +239,9 @@ fn searching_many_trees_at_once_changes_nothing_but_the_batch_size() {
 fn gumbel_search_finds_solved_wins_with_a_tiny_budget_and_favours_them() {
     let rules = Preset::Othello.rules(Some(6)).unwrap();
     let mut checked = 0;
-    for seed in 0..30 {
-        let game = endgame::<u64>(&rules, seed, 11);
-        if game.is_over() {
-            continue;
-        }
-        let values = exact_values(&rules, &game);
-        let winning: Vec<Decision> = values
-            .iter()
-            .filter(|(_, v)| *v > 0)
-            .map(|(d, _)| *d)
-            .collect();
-        if winning.is_empty() || winning.len() == values.len() {
-            continue;
-        }
+    for (seed, game, winning, decisions) in forced_wins(&rules, |seed| 10 + (seed % 2) as u32) {
         let config = MctsConfig {
-            simulations: 2 * values.len() as u32,
+            simulations: 2 * decisions as u32,
             solve_empties: 10,
             seed,
             ..MctsConfig::default()
