@@ -17,8 +17,15 @@ use std::path::Path;
 /// Optimisation settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TrainConfig {
-    /// Adam's learning rate.
+    /// Adam's peak learning rate.
     pub learning_rate: f64,
+    /// Steps of linear warm-up from 0 to the peak rate.
+    pub warmup_steps: u64,
+    /// Steps of cosine decay after the warm-up, down to `final_fraction` of the peak; 0 keeps
+    /// the peak rate.
+    pub decay_steps: u64,
+    /// Share of the peak rate left at the end of the decay (and after it).
+    pub final_fraction: f64,
     /// Weight of the win/draw/loss loss against the policy loss.
     pub value_weight: f32,
     /// Weight of the score loss.
@@ -33,11 +40,29 @@ impl Default for TrainConfig {
     fn default() -> Self {
         Self {
             learning_rate: 1e-3,
+            warmup_steps: 0,
+            decay_steps: 0,
+            final_fraction: 0.1,
             value_weight: 1.0,
             score_weight: 1.0,
             augment: true,
             seed: 0,
         }
+    }
+}
+
+impl TrainConfig {
+    /// The learning rate of step `step` (from 0): linear warm-up, then cosine decay.
+    pub fn learning_rate_at(&self, step: u64) -> f64 {
+        if step < self.warmup_steps {
+            return self.learning_rate * (step + 1) as f64 / self.warmup_steps as f64;
+        }
+        if self.decay_steps == 0 {
+            return self.learning_rate;
+        }
+        let progress = ((step - self.warmup_steps) as f64 / self.decay_steps as f64).min(1.0);
+        let cosine = 0.5 * (1.0 + (std::f64::consts::PI * progress).cos());
+        self.learning_rate * (self.final_fraction + (1.0 - self.final_fraction) * cosine)
     }
 }
 
@@ -276,9 +301,11 @@ impl Trainer {
         let batch = self.batch::<W>(samples)?;
         let (total, losses) = self.losses(&self.net, batch);
         let gradients = GradientsParams::from_grads(total.backward(), &self.net);
-        self.net = self
-            .optimizer
-            .step(self.config.learning_rate, self.net.clone(), gradients);
+        self.net = self.optimizer.step(
+            self.config.learning_rate_at(self.step),
+            self.net.clone(),
+            gradients,
+        );
         self.step += 1;
         Ok(losses)
     }

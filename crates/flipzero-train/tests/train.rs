@@ -181,3 +181,25 @@ fn a_saved_trainer_resumes_with_its_step_and_optimizer_state() {
     );
     std::fs::remove_dir_all(&directory).unwrap();
 }
+
+#[test]
+fn the_learning_rate_warms_up_then_decays_along_a_cosine() {
+    let config = TrainConfig {
+        learning_rate: 1.0,
+        warmup_steps: 4,
+        decay_steps: 10,
+        final_fraction: 0.1,
+        ..TrainConfig::default()
+    };
+    let rate = |step| config.learning_rate_at(step);
+    assert_eq!([rate(0), rate(1), rate(3)], [0.25, 0.5, 1.0]);
+    assert!((rate(4) - 1.0).abs() < 1e-12);
+    assert!((rate(9) - 0.55).abs() < 1e-12, "half way: {}", rate(9));
+    assert!((rate(14) - 0.1).abs() < 1e-12);
+    assert!((rate(1000) - 0.1).abs() < 1e-12);
+    let constant = TrainConfig {
+        learning_rate: 0.3,
+        ..TrainConfig::default()
+    };
+    assert_eq!(constant.learning_rate_at(12345), 0.3);
+}
