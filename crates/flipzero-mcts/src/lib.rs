@@ -112,6 +112,8 @@ struct Node<W: Bitboard> {
     edges: Option<Vec<Edge>>,
     /// The exact value for the player to move, once the game is over.
     terminal: Option<f32>,
+    /// The evaluator's value of the position (0 until evaluated), for Gumbel's mixed value.
+    evaluated: f32,
 }
 
 /// What a search found at the root.
@@ -273,6 +275,7 @@ impl<W: Bitboard> Mcts<W> {
             game,
             edges: None,
             terminal,
+            evaluated: 0.0,
         });
         self.nodes.len() - 1
     }
@@ -330,6 +333,7 @@ impl<W: Bitboard> Mcts<W> {
                 game: old[index].game.clone(),
                 edges: old[index].edges.take(),
                 terminal: old[index].terminal,
+                evaluated: old[index].evaluated,
             };
             for edge in taken.edges.iter().flatten() {
                 queue.extend(edge.child);
@@ -353,6 +357,7 @@ impl<W: Bitboard> Mcts<W> {
 
     /// Creates a node's edges from its legal decisions and their evaluation.
     fn expand_with(&mut self, node: usize, decisions: Vec<Decision>, evaluation: Evaluation) {
+        self.nodes[node].evaluated = evaluation.value;
         let edges = decisions
             .into_iter()
             .zip(evaluation.priors)
@@ -635,8 +640,9 @@ impl<W: Bitboard> Mcts<W> {
         50.0 + most as f32
     }
 
-    /// Each root decision's mean value, or for an unvisited one the mixed value: the root's
-    /// value estimate blended with the prior-weighted mean of the visited decisions.
+    /// Each root decision's mean value, or for an unvisited one the mixed value: the
+    /// evaluator's value of the root blended with the prior-weighted mean of the visited
+    /// decisions.
     fn completed_values(&self) -> Vec<f32> {
         let edges = self.nodes[self.root].edges.as_ref().expect("expanded");
         let visited_prior: f32 = edges.iter().filter(|e| e.visits > 0).map(|e| e.prior).sum();
@@ -646,7 +652,9 @@ impl<W: Bitboard> Mcts<W> {
             .filter(|e| e.visits > 0)
             .map(|e| e.prior * e.mean())
             .sum();
-        let root_value = self.result().value;
+        let root_value = self.nodes[self.root]
+            .terminal
+            .unwrap_or(self.nodes[self.root].evaluated);
         let mixed = if visited_prior > 0.0 {
             (root_value + visits as f32 * weighted / visited_prior) / (1.0 + visits as f32)
         } else {
