@@ -1,39 +1,50 @@
 //! Training on self-play samples lowers the loss; bad samples are refused by index.
 
 use burn::tensor::Device;
-use flipzero_core::Preset;
+use flipzero_core::{Preset, Rules};
+use flipzero_data::Sample;
 use flipzero_mcts::{MctsConfig, UniformEvaluator};
 use flipzero_nn::NetConfig;
 use flipzero_selfplay::{SelfPlayConfig, play};
 use flipzero_train::{TrainConfig, Trainer};
 
-#[test]
-fn steps_on_self_play_samples_lower_the_loss() {
-    let rules = Preset::Othello.rules(Some(6)).unwrap();
+/// Samples of `games` uniform-MCTS self-play games of 6x6 Othello.
+fn self_play_samples(rules: &Rules, games: usize, simulations: u32, seed: u64) -> Vec<Sample> {
     let config = SelfPlayConfig {
-        games: 8,
-        parallel_games: 8,
+        games,
+        parallel_games: games,
         mcts: MctsConfig {
-            simulations: 16,
+            simulations,
             ..MctsConfig::default()
         },
         temperature_decisions: 10,
-        seed: 3,
+        seed,
     };
-    let samples: Vec<_> = play::<u64>(&rules, &config, &mut UniformEvaluator)
+    play::<u64>(rules, &config, &mut UniformEvaluator)
         .into_iter()
         .flat_map(|record| record.samples)
-        .collect();
-    assert!(samples.len() > 200);
-    let net = NetConfig {
+        .collect()
+}
+
+/// A one-block network for 6x6 boards.
+fn tiny_net(rules: &Rules, channels: usize) -> NetConfig {
+    NetConfig {
         input_planes: flipzero_data::encoder::PLANES.len(),
         rows: 6,
         cols: 6,
         decisions: rules.decision_count(),
         blocks: 1,
-        channels: 16,
-        value_hidden: 16,
-    };
+        channels,
+        value_hidden: channels,
+    }
+}
+
+#[test]
+fn steps_on_self_play_samples_lower_the_loss() {
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    let samples = self_play_samples(&rules, 8, 16, 3);
+    assert!(samples.len() > 200);
+    let net = tiny_net(&rules, 16);
     let train = TrainConfig {
         learning_rate: 3e-3,
         ..TrainConfig::default()
@@ -71,7 +82,7 @@ fn targets_land_on_the_right_outputs() {
     use burn::module::Module;
     use burn::tensor::{Tensor, TensorData};
     use flipzero_core::Game;
-    use flipzero_data::{Encoder, Sample};
+    use flipzero_data::Encoder;
     let rules = Preset::Othello.rules(Some(6)).unwrap();
     let game = Game::<u64>::start(&rules);
     // All policy on the third legal decision; the game was won.
@@ -84,15 +95,7 @@ fn targets_land_on_the_right_outputs() {
         score: 6.0,
         solved: false,
     };
-    let net = NetConfig {
-        input_planes: flipzero_data::encoder::PLANES.len(),
-        rows: 6,
-        cols: 6,
-        decisions: rules.decision_count(),
-        blocks: 1,
-        channels: 8,
-        value_hidden: 8,
-    };
+    let net = tiny_net(&rules, 8);
     let train = TrainConfig {
         learning_rate: 1e-2,
         augment: false,
@@ -125,30 +128,11 @@ fn targets_land_on_the_right_outputs() {
 #[test]
 fn a_saved_trainer_resumes_with_its_step_and_optimizer_state() {
     let rules = Preset::Othello.rules(Some(6)).unwrap();
-    let config = SelfPlayConfig {
-        games: 2,
-        parallel_games: 2,
-        mcts: MctsConfig {
-            simulations: 8,
-            ..MctsConfig::default()
-        },
-        temperature_decisions: 10,
-        seed: 1,
-    };
-    let samples: Vec<_> = play::<u64>(&rules, &config, &mut UniformEvaluator)
+    let samples: Vec<Sample> = self_play_samples(&rules, 2, 8, 1)
         .into_iter()
-        .flat_map(|record| record.samples)
         .take(32)
         .collect();
-    let net = NetConfig {
-        input_planes: flipzero_data::encoder::PLANES.len(),
-        rows: 6,
-        cols: 6,
-        decisions: rules.decision_count(),
-        blocks: 1,
-        channels: 8,
-        value_hidden: 8,
-    };
+    let net = tiny_net(&rules, 8);
     let train = TrainConfig {
         augment: false,
         learning_rate: 1e-2,
