@@ -1,7 +1,47 @@
-//! Writing files so that a reader never sees half of one.
+//! Data files (shards, checkpoints): written so that a reader never sees half of one, and
+//! the error that names the file when one cannot be written or read.
 
 use std::io::Write;
 use std::path::Path;
+
+/// A data file that cannot be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    /// The file system refused.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Not this kind of file, a newer format, or a damaged one.
+    #[error("{path}: {reason}")]
+    Invalid {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+impl FileError {
+    /// The file system refused `path`.
+    pub fn io(path: &Path, source: std::io::Error) -> Self {
+        Self::Io {
+            path: path.display().to_string(),
+            source,
+        }
+    }
+
+    /// `path` holds something it should not.
+    pub fn invalid(path: &Path, reason: impl Into<String>) -> Self {
+        Self::Invalid {
+            path: path.display().to_string(),
+            reason: reason.into(),
+        }
+    }
+}
 
 /// Writes `contents` to a temporary file beside `path` (named after it and this process),
 /// flushes it to disk, and renames it into place; on failure the temporary file is removed.

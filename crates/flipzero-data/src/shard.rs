@@ -6,6 +6,7 @@
 
 use std::path::Path;
 
+use flipzero_core::files::FileError;
 use serde::{Deserialize, Serialize};
 
 /// The first bytes of every shard.
@@ -42,31 +43,10 @@ pub struct ShardHeader {
 }
 
 /// A shard that cannot be written or read.
-#[derive(Debug, thiserror::Error)]
-pub enum ShardError {
-    /// The file system refused.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: String,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// Not a shard, a newer format, or a damaged one.
-    #[error("{path}: {reason}")]
-    Invalid {
-        /// The file.
-        path: String,
-        /// What is wrong.
-        reason: String,
-    },
-}
+pub type ShardError = FileError;
 
 fn invalid(path: &Path, reason: impl Into<String>) -> ShardError {
-    ShardError::Invalid {
-        path: path.display().to_string(),
-        reason: reason.into(),
-    }
+    FileError::invalid(path, reason)
 }
 
 /// Writes a shard atomically.
@@ -84,10 +64,8 @@ pub fn write_shard(
     let body = bincode::serde::encode_to_vec((header, samples), config)
         .map_err(|error| invalid(path, format!("encoding: {error}")))?;
     contents.extend_from_slice(&body);
-    flipzero_core::files::write_atomically(path, &contents).map_err(|source| ShardError::Io {
-        path: path.display().to_string(),
-        source,
-    })
+    flipzero_core::files::write_atomically(path, &contents)
+        .map_err(|source| FileError::io(path, source))
 }
 
 /// Reads a shard.
@@ -95,10 +73,7 @@ pub fn write_shard(
 /// # Errors
 /// An unreadable file, a wrong magic number or version, or a truncated or corrupt body.
 pub fn read_shard(path: &Path) -> Result<(ShardHeader, Vec<Sample>), ShardError> {
-    let contents = std::fs::read(path).map_err(|source| ShardError::Io {
-        path: path.display().to_string(),
-        source,
-    })?;
+    let contents = std::fs::read(path).map_err(|source| FileError::io(path, source))?;
     if contents.len() < 12 {
         return Err(invalid(path, "truncated before the header"));
     }
@@ -162,10 +137,7 @@ pub fn replay_window(
     max_samples: usize,
     expected: &ShardHeader,
 ) -> Result<(Vec<Sample>, Vec<std::path::PathBuf>), ShardError> {
-    let io = |source| ShardError::Io {
-        path: directory.display().to_string(),
-        source,
-    };
+    let io = |source| FileError::io(directory, source);
     let mut shards: Vec<std::path::PathBuf> = std::fs::read_dir(directory)
         .map_err(io)?
         .map(|entry| entry.map(|entry| entry.path()).map_err(io))

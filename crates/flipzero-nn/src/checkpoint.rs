@@ -10,6 +10,7 @@ use burn::module::Module;
 use burn::store::ModuleRecord;
 use burn::tensor::{Bytes, Device};
 use flipzero_core::RulesSpec;
+use flipzero_core::files::FileError;
 use serde::{Deserialize, Serialize};
 
 use crate::net::{NetConfig, PolicyValueNet};
@@ -45,38 +46,14 @@ pub struct Checkpoint {
 }
 
 /// A checkpoint that cannot be written or read.
-#[derive(Debug, thiserror::Error)]
-pub enum CheckpointError {
-    /// The file system refused.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: String,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// Not a checkpoint, a newer format, or a damaged one.
-    #[error("{path}: {reason}")]
-    Invalid {
-        /// The file.
-        path: String,
-        /// What is wrong.
-        reason: String,
-    },
-}
+pub type CheckpointError = FileError;
 
 fn invalid(path: &Path, reason: impl Into<String>) -> CheckpointError {
-    CheckpointError::Invalid {
-        path: path.display().to_string(),
-        reason: reason.into(),
-    }
+    FileError::invalid(path, reason)
 }
 
 fn io(path: &Path, source: std::io::Error) -> CheckpointError {
-    CheckpointError::Io {
-        path: path.display().to_string(),
-        source,
-    }
+    FileError::io(path, source)
 }
 
 /// Writes a checkpoint atomically.

@@ -161,13 +161,9 @@ impl Trainer {
             net: self.net_config.clone(),
             step: self.step,
         };
-        let optimizer = self
-            .optimizer
-            .into_bytes()
-            .map_err(|error| CheckpointError::Invalid {
-                path: path.display().to_string(),
-                reason: format!("serialising the optimizer: {error:?}"),
-            })?;
+        let optimizer = self.optimizer.into_bytes().map_err(|error| {
+            CheckpointError::invalid(path, format!("serialising the optimizer: {error:?}"))
+        })?;
         checkpoint::save(path, &meta, &self.net, Some(&optimizer))
     }
 
@@ -184,10 +180,7 @@ impl Trainer {
         // Loaded on the plain device; `resume` moves the parameters onto the training device
         // as fresh leaves of the autodiff graph.
         let loaded = checkpoint::load(path, device)?;
-        let invalid = |reason: String| CheckpointError::Invalid {
-            path: path.display().to_string(),
-            reason,
-        };
+        let invalid = |reason: String| CheckpointError::invalid(path, reason);
         let rules = Rules::try_from(loaded.meta.rules.clone())
             .map_err(|error| invalid(format!("rules: {error}")))?;
         let mut trainer = Self::resume(
