@@ -18,14 +18,24 @@ struct Cli {
 enum Command {
     /// Print the value of every legal decision of a position (classical engine).
     Analyze(commands::analyze::AnalyzeArgs),
+    /// Play a checkpoint against opponents (a stage of a learning run).
+    Evaluate(commands::learn::EvaluateArgs),
+    /// Make a run directory from a run config without running a stage.
+    Init(commands::learn::InitArgs),
+    /// Self-play, training and evaluation in turn on a run directory; resumes a stopped run.
+    Loop(commands::learn::LoopArgs),
     /// Count move sequences from a position (move generator check and speed test).
     Perft(commands::perft::PerftArgs),
     /// Play a game in the terminal: humans and engines, with undo.
     Play(commands::play::PlayArgs),
     /// Play a list of decisions under a variant's rules and print the final position.
     Replay(commands::replay::ReplayArgs),
+    /// Self-play games of the newest checkpoint into the run's shards (a stage of a run).
+    Selfplay(commands::learn::SelfPlayArgs),
     /// Solve the positions of an OBF file exactly (standard Othello endgames).
     Solve(commands::solve::SolveArgs),
+    /// Train the newest checkpoint on the run's replay window (a stage of a run).
+    Train(commands::learn::TrainArgs),
     /// Fit the evaluation weights of a preset and board size by regression.
     Tune(commands::tune::TuneArgs),
     /// List the variant presets.
@@ -41,6 +51,11 @@ fn main() -> ExitCode {
         Command::Perft(args) => commands::perft::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Replay(args) => commands::replay::run(&args),
         Command::Solve(args) => commands::solve::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Evaluate(args) => commands::learn::evaluate(&args).map(|()| ExitCode::SUCCESS),
+        Command::Init(args) => commands::learn::init(&args).map(|()| ExitCode::SUCCESS),
+        Command::Loop(args) => commands::learn::run_loop(&args).map(|()| ExitCode::SUCCESS),
+        Command::Selfplay(args) => commands::learn::self_play(&args).map(|()| ExitCode::SUCCESS),
+        Command::Train(args) => commands::learn::train(&args).map(|()| ExitCode::SUCCESS),
         Command::Variants(args) => commands::variants::run(&args).map(|()| ExitCode::SUCCESS),
     };
     match result {

@@ -46,6 +46,7 @@ struct Pending {
 
 /// A game in progress, beside its search tree.
 struct Running {
+    id: u64,
     start: String,
     decisions: Vec<Decision>,
     pending: Vec<Pending>,
@@ -78,7 +79,8 @@ fn targets<W: Bitboard>(rules: &Rules, end: &Game<W>, pending: &Pending) -> (i8,
     (outcome, signed)
 }
 
-/// Plays `config.games` games and returns them in the order they finished.
+/// Plays `config.games` games (ids 0 to games - 1) and returns them in the order they
+/// finished.
 ///
 /// # Panics
 /// When the rules' start cannot be built (validated rules always can).
@@ -87,13 +89,32 @@ pub fn play<W: Bitboard>(
     config: &SelfPlayConfig,
     evaluator: &mut impl Evaluator<W>,
 ) -> Vec<GameRecord> {
-    let mut finished = Vec::with_capacity(config.games);
+    let ids: Vec<u64> = (0..config.games as u64).collect();
+    let mut finished = Vec::with_capacity(ids.len());
+    play_games(rules, config, &ids, evaluator, |_, record| finished.push(record));
+    finished
+}
+
+/// Plays the games with these ids, `config.parallel_games` at a time, and hands each to
+/// `on_game` as it finishes. A game's start and searches depend only on `config` and its id,
+/// so an interrupted batch can be completed by playing the missing ids.
+///
+/// # Panics
+/// When the rules' start cannot be built (validated rules always can).
+pub fn play_games<W: Bitboard>(
+    rules: &Rules,
+    config: &SelfPlayConfig,
+    ids: &[u64],
+    evaluator: &mut impl Evaluator<W>,
+    mut on_game: impl FnMut(u64, GameRecord),
+) {
     let mut running: Vec<Running> = Vec::new();
     let mut trees: Vec<Mcts<W>> = Vec::new();
-    let mut started = 0;
-    while finished.len() < config.games {
-        while running.len() < config.parallel_games.max(1) && started < config.games {
-            let seed = config.seed.wrapping_add(started as u64);
+    let mut waiting = ids.iter().copied();
+    loop {
+        while running.len() < config.parallel_games.max(1) {
+            let Some(id) = waiting.next() else { break };
+            let seed = config.seed.wrapping_add(id);
             let game = Game::<W>::try_start(rules, seed).expect("validated rules have a start");
             let mcts = MctsConfig {
                 seed: config
@@ -103,12 +124,15 @@ pub fn play<W: Bitboard>(
                 ..config.mcts.clone()
             };
             running.push(Running {
+                id,
                 start: game.to_text(rules),
                 decisions: Vec::new(),
                 pending: Vec::new(),
             });
             trees.push(Mcts::new(rules, mcts, &game));
-            started += 1;
+        }
+        if running.is_empty() {
+            return;
         }
         search_many(&mut trees, evaluator);
         let mut still_running = Vec::with_capacity(running.len());
@@ -153,13 +177,16 @@ pub fn play<W: Bitboard>(
                         }
                     })
                     .collect();
-                finished.push(GameRecord {
-                    decisions: game.decisions,
-                    start: game.start,
-                    samples,
-                    outcome: end.outcome(rules).expect("a finished game"),
-                    score: end.score(rules),
-                });
+                on_game(
+                    game.id,
+                    GameRecord {
+                        decisions: game.decisions,
+                        start: game.start,
+                        samples,
+                        outcome: end.outcome(rules).expect("a finished game"),
+                        score: end.score(rules),
+                    },
+                );
             } else {
                 still_running.push(game);
                 still_searching.push(tree);
@@ -168,36 +195,31 @@ pub fn play<W: Bitboard>(
         running = still_running;
         trees = still_searching;
     }
-    finished
 }
 
-/// Plays `config.games` games on `workers` rayon tasks, each running its share of the games
-/// (many at once, as [`play`] does) with its own evaluator from `make_evaluator` (a network
-/// per worker, say). Worker `w` seeds its games from `config.seed + w * 2^32`, so the games
-/// depend on the seed and the number of workers only; records come back worker by worker.
-pub fn play_parallel<W, E, F>(
+/// Plays the games with these ids on `workers` rayon tasks, each running its share (many
+/// at once, as [`play_games`] does) with its own evaluator from `make_evaluator` (a network
+/// per worker, say), and hands each finished game to `on_game` (from the worker's thread).
+/// Games depend on the config and their ids only, not on the number of workers.
+pub fn play_parallel<W, E, F, G>(
     rules: &Rules,
     config: &SelfPlayConfig,
+    ids: &[u64],
     workers: usize,
     make_evaluator: F,
-) -> Vec<GameRecord>
-where
+    on_game: G,
+) where
     W: Bitboard,
     E: Evaluator<W>,
     F: Fn(usize) -> E + Sync,
+    G: Fn(u64, GameRecord) + Sync,
 {
     use rayon::prelude::*;
-    let workers = workers.clamp(1, config.games.max(1));
-    let shares: Vec<Vec<GameRecord>> = (0..workers)
-        .into_par_iter()
-        .map(|worker| {
-            let share = SelfPlayConfig {
-                games: (config.games + workers - 1 - worker) / workers,
-                seed: config.seed.wrapping_add((worker as u64) << 32),
-                ..config.clone()
-            };
-            play(rules, &share, &mut make_evaluator(worker))
-        })
+    let workers = workers.clamp(1, ids.len().max(1));
+    let shares: Vec<Vec<u64>> = (0..workers)
+        .map(|worker| ids.iter().copied().skip(worker).step_by(workers).collect())
         .collect();
-    shares.into_iter().flatten().collect()
+    shares.into_par_iter().enumerate().for_each(|(worker, share)| {
+        play_games(rules, config, &share, &mut make_evaluator(worker), &on_game);
+    });
 }

@@ -113,12 +113,41 @@ fn bidders_get_the_result_of_the_colour_they_ended_up_with() {
 #[test]
 fn workers_share_the_games_and_each_game_is_whole() {
     use flipzero_selfplay::play_parallel;
+    use std::sync::Mutex;
     let rules = Preset::Othello.rules(Some(6)).unwrap();
-    let records = play_parallel::<u64, _, _>(&rules, &config(7), 3, |_| UniformEvaluator);
-    assert_eq!(records.len(), 7);
-    for record in &records {
+    let ids: Vec<u64> = (0..7).collect();
+    let by_workers = |workers: usize| {
+        let records = Mutex::new(Vec::new());
+        play_parallel::<u64, _, _, _>(
+            &rules,
+            &config(7),
+            &ids,
+            workers,
+            |_| UniformEvaluator,
+            |id, record| records.lock().unwrap().push((id, record)),
+        );
+        let mut records = records.into_inner().unwrap();
+        records.sort_by_key(|(id, _)| *id);
+        records
+    };
+    let records = by_workers(3);
+    assert_eq!(
+        records.iter().map(|(id, _)| *id).collect::<Vec<_>>(),
+        ids,
+        "every id played once"
+    );
+    for (_, record) in &records {
         check(&rules, record);
     }
-    let again = play_parallel::<u64, _, _>(&rules, &config(7), 3, |_| UniformEvaluator);
-    assert_eq!(records, again, "seeded");
+    assert_eq!(records, by_workers(2), "games depend on their ids, not on the workers");
+    // A game played alone, by its id, is the same game.
+    let mut alone = Vec::new();
+    flipzero_selfplay::play_games::<u64>(
+        &rules,
+        &config(7),
+        &[5],
+        &mut UniformEvaluator,
+        |id, record| alone.push((id, record)),
+    );
+    assert_eq!(alone[0], records[5]);
 }

@@ -145,6 +145,11 @@ impl Trainer {
         &self.net
     }
 
+    /// The network's shape.
+    pub fn net_config(&self) -> &NetConfig {
+        &self.net_config
+    }
+
     /// Steps taken.
     pub fn step(&self) -> u64 {
         self.step

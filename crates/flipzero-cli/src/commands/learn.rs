@@ -1,0 +1,279 @@
+//! `flipzero loop`, `selfplay`, `train` and `evaluate`: the stages of a learning run on one
+//! run directory, with progress bars and one summary line per iteration.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use anyhow::Context;
+use burn::tensor::Device;
+use clap::Args;
+use flipzero_run::{EvaluateOptions, Progress, Record, Run, RunDir};
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// Arguments of `flipzero loop`.
+#[derive(Debug, Args)]
+pub(crate) struct LoopArgs {
+    /// The run config (see configs/runs/).
+    #[arg(long)]
+    config: PathBuf,
+    /// The run directory; `runs/<config name>` when absent. An existing run resumes.
+    #[arg(long)]
+    run_dir: Option<PathBuf>,
+    /// Stop when the run has this many iterations (overrides the config).
+    #[arg(long)]
+    iterations: Option<u64>,
+    /// Stop after the iteration that passes this many minutes of run time.
+    #[arg(long)]
+    minutes: Option<f64>,
+}
+
+/// The run directory argument of the single stages.
+#[derive(Debug, Args)]
+pub(crate) struct RunDirArg {
+    /// The run directory (made by `flipzero loop` or `flipzero init`).
+    #[arg(long)]
+    run_dir: PathBuf,
+}
+
+/// Arguments of `flipzero init`.
+#[derive(Debug, Args)]
+pub(crate) struct InitArgs {
+    /// The run config (see configs/runs/).
+    #[arg(long)]
+    config: PathBuf,
+    /// The run directory; `runs/<config name>` when absent.
+    #[arg(long)]
+    run_dir: Option<PathBuf>,
+}
+
+/// Arguments of `flipzero selfplay`.
+#[derive(Debug, Args)]
+pub(crate) struct SelfPlayArgs {
+    #[command(flatten)]
+    run: RunDirArg,
+    /// Games the newest checkpoint should have played (ids 0..N; games already played are
+    /// kept); the config's games per iteration when absent.
+    #[arg(long)]
+    games: Option<u64>,
+}
+
+/// Arguments of `flipzero train`.
+#[derive(Debug, Args)]
+pub(crate) struct TrainArgs {
+    #[command(flatten)]
+    run: RunDirArg,
+    /// Optimizer steps; the config's steps per iteration when absent.
+    #[arg(long)]
+    steps: Option<u64>,
+}
+
+/// Arguments of `flipzero evaluate`.
+#[derive(Debug, Args)]
+pub(crate) struct EvaluateArgs {
+    #[command(flatten)]
+    run: RunDirArg,
+    /// The checkpoint's step; the newest when absent.
+    #[arg(long)]
+    step: Option<u64>,
+    /// Openings, each played with both colours; the config's count when absent.
+    #[arg(long)]
+    openings: Option<usize>,
+    /// An opponent (`random`, `engine:depth=4`, ...); repeat for several. The config's
+    /// opponents when absent.
+    #[arg(long = "opponent")]
+    opponents: Vec<String>,
+    /// Simulations per decision of the network's agent.
+    #[arg(long)]
+    simulations: Option<u32>,
+}
+
+/// Progress bars on standard error (hidden when it is not a terminal).
+struct Bars {
+    bar: Mutex<Option<ProgressBar>>,
+}
+
+impl Bars {
+    fn new() -> Self {
+        Self {
+            bar: Mutex::new(None),
+        }
+    }
+}
+
+impl Progress for Bars {
+    fn begin(&self, stage: &str, total: u64) {
+        let bar = ProgressBar::new(total).with_style(
+            ProgressStyle::with_template(
+                "{prefix:>14} [{bar:30}] {pos}/{len} {per_sec:>10} eta {eta}",
+            )
+            .expect("a valid template")
+            .progress_chars("=> "),
+        );
+        bar.set_prefix(stage.to_owned());
+        *self.bar.lock().expect("no panic while drawing") = Some(bar);
+    }
+
+    fn advance(&self, units: u64) {
+        if let Some(bar) = self.bar.lock().expect("no panic while drawing").as_ref() {
+            bar.inc(units);
+        }
+    }
+
+    fn end(&self) {
+        if let Some(bar) = self.bar.lock().expect("no panic while drawing").take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// `runs/<config file stem>`.
+fn default_run_dir(config: &Path) -> PathBuf {
+    let stem = config
+        .file_stem()
+        .map_or_else(|| "run".into(), |s| s.to_string_lossy().into_owned());
+    PathBuf::from("runs").join(stem)
+}
+
+fn start(config: &Path, run_dir: Option<&PathBuf>) -> anyhow::Result<Run> {
+    let dir = run_dir.cloned().unwrap_or_else(|| default_run_dir(config));
+    let run = Run::start(RunDir::new(&dir), config, Device::default())
+        .with_context(|| format!("starting the run in {}", dir.display()))?;
+    run.ensure_checkpoint()?;
+    Ok(run)
+}
+
+fn open(arg: &RunDirArg) -> anyhow::Result<Run> {
+    Run::open(RunDir::new(&arg.run_dir), Device::default())
+        .with_context(|| format!("opening the run in {}", arg.run_dir.display()))
+}
+
+/// One line per stage record, as the loop's summary and the single stages print them.
+fn describe(record: &Record) -> String {
+    match record {
+        Record::Selfplay {
+            step,
+            games,
+            positions,
+            positions_per_second,
+            first_player_score,
+            ..
+        } => format!(
+            "self-play  step {step}: {games} games, {positions} positions, \
+             {positions_per_second:.0} positions/s, first player {:.0}%",
+            first_player_score * 100.0
+        ),
+        Record::Train {
+            step,
+            window,
+            policy_loss,
+            wdl_loss,
+            score_loss,
+            samples_per_second,
+            ..
+        } => format!(
+            "training   step {step}: loss policy {policy_loss:.3} wdl {wdl_loss:.3} \
+             score {score_loss:.4}, window {window}, {samples_per_second:.0} samples/s"
+        ),
+        Record::Evaluate {
+            step,
+            opponent,
+            games,
+            wins,
+            draws,
+            losses,
+            score,
+            ..
+        } => format!(
+            "evaluation step {step}: vs {opponent} {:.1}% (+{wins} ={draws} -{losses} of {games})",
+            score * 100.0
+        ),
+    }
+}
+
+/// One line for an iteration: losses, speeds and match scores.
+fn summary(iteration: u64, records: &[Record], elapsed: f64) -> String {
+    let mut parts = vec![format!("iteration {iteration:>3}")];
+    for record in records {
+        match record {
+            Record::Selfplay {
+                games,
+                positions_per_second,
+                ..
+            } => parts.push(format!("{games} games {positions_per_second:.0} pos/s")),
+            Record::Train {
+                step,
+                policy_loss,
+                wdl_loss,
+                ..
+            } => parts.push(format!(
+                "step {step} loss {policy_loss:.3}+{wdl_loss:.3}"
+            )),
+            Record::Evaluate {
+                opponent, score, ..
+            } => parts.push(format!("vs {opponent} {:.0}%", score * 100.0)),
+        }
+    }
+    let minutes = (elapsed / 60.0).floor();
+    parts.push(format!("{minutes:.0}m{:02.0}s", elapsed - minutes * 60.0));
+    parts.join(" | ")
+}
+
+pub(crate) fn run_loop(args: &LoopArgs) -> anyhow::Result<()> {
+    let mut run = start(&args.config, args.run_dir.as_ref())?;
+    run.set_stop(args.iterations, args.minutes);
+    eprintln!(
+        "run {}: {} on {}x{}, network {} blocks x {} channels",
+        run.dir().root().display(),
+        run.config().config.variant,
+        run.config().rules.rows(),
+        run.config().rules.cols(),
+        run.config().config.network.blocks,
+        run.config().config.network.channels,
+    );
+    let bars = Bars::new();
+    run.run_loop(&bars, |iteration, records| {
+        println!("{}", summary(iteration, records, run.elapsed_seconds()));
+    })?;
+    Ok(())
+}
+
+pub(crate) fn init(args: &InitArgs) -> anyhow::Result<()> {
+    let run = start(&args.config, args.run_dir.as_ref())?;
+    println!("run directory {} ready", run.dir().root().display());
+    Ok(())
+}
+
+pub(crate) fn self_play(args: &SelfPlayArgs) -> anyhow::Result<()> {
+    let run = open(&args.run)?;
+    let games = args
+        .games
+        .unwrap_or(run.config().config.selfplay.games_per_iteration);
+    match run.self_play(games, &Bars::new())? {
+        Some(record) => println!("{}", describe(&record)),
+        None => println!("the newest checkpoint has played its {games} games already"),
+    }
+    Ok(())
+}
+
+pub(crate) fn train(args: &TrainArgs) -> anyhow::Result<()> {
+    let run = open(&args.run)?;
+    let steps = args
+        .steps
+        .unwrap_or(run.config().config.train.steps_per_iteration);
+    println!("{}", describe(&run.train(steps, &Bars::new())?));
+    Ok(())
+}
+
+pub(crate) fn evaluate(args: &EvaluateArgs) -> anyhow::Result<()> {
+    let run = open(&args.run)?;
+    let options = EvaluateOptions {
+        step: args.step,
+        openings: args.openings,
+        opponents: (!args.opponents.is_empty()).then(|| args.opponents.clone()),
+        simulations: args.simulations,
+    };
+    for record in run.evaluate(&options, &Bars::new())? {
+        println!("{}", describe(&record));
+    }
+    Ok(())
+}

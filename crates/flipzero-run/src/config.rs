@@ -1,0 +1,292 @@
+//! The run config: one TOML file (`configs/runs/*.toml`) that says which rules to learn, the
+//! network's shape, and how to play, train and evaluate. Unknown keys are refused; every
+//! number is checked against a sensible range and a bad one is named.
+
+use std::path::Path;
+
+use flipzero_arena::AgentSpec;
+use flipzero_core::Rules;
+use flipzero_mcts::MctsConfig;
+use flipzero_train::TrainConfig;
+use serde::{Deserialize, Serialize};
+
+/// The whole config, as written in the file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    /// A variant preset name (`flipzero variants`) or a rules TOML file.
+    pub variant: String,
+    /// Board side, where the preset allows another.
+    #[serde(default)]
+    pub size: Option<u8>,
+    /// Seed of everything the run draws at random (game starts, searches, batches).
+    #[serde(default)]
+    pub seed: u64,
+    /// The network's shape.
+    pub network: NetworkSection,
+    /// Self-play.
+    pub selfplay: SelfPlaySection,
+    /// Training.
+    pub train: TrainSection,
+    /// The quick evaluation match after training.
+    pub evaluate: EvaluateSection,
+    /// When `flipzero loop` stops.
+    #[serde(default, rename = "loop")]
+    pub stop: StopSection,
+}
+
+/// The network's shape (its input and outputs follow from the rules).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkSection {
+    /// Residual blocks.
+    pub blocks: usize,
+    /// Channels of the tower.
+    pub channels: usize,
+    /// Width of the value heads' hidden layer.
+    pub value_hidden: usize,
+}
+
+/// Self-play settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SelfPlaySection {
+    /// Games per iteration of the loop.
+    pub games_per_iteration: u64,
+    /// Games each worker plays at once (their leaves share one network call).
+    pub parallel_games: usize,
+    /// Worker threads, each with its own copy of the network.
+    pub workers: usize,
+    /// Search simulations per decision.
+    pub simulations: u32,
+    /// Exploration constant of PUCT.
+    pub c_puct: f32,
+    /// Share of Dirichlet noise in the root priors.
+    pub noise_fraction: f32,
+    /// Concentration of that noise.
+    pub dirichlet_alpha: f32,
+    /// Decisions per game drawn in proportion to visits (the rest take the most visited).
+    pub temperature_decisions: u32,
+    /// Leaves with this many empty squares or fewer take the exact solver's value (0: never).
+    pub solve_empties: u32,
+}
+
+/// Training settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainSection {
+    /// Samples per optimizer step.
+    pub batch_size: usize,
+    /// Optimizer steps per iteration of the loop.
+    pub steps_per_iteration: u64,
+    /// The replay window: the newest samples trained on.
+    pub window_samples: usize,
+    /// Adam's peak learning rate.
+    pub learning_rate: f64,
+    /// Steps of linear warm-up.
+    pub warmup_steps: u64,
+    /// Steps of cosine decay after the warm-up (0: constant rate).
+    pub decay_steps: u64,
+    /// Share of the peak rate left after the decay.
+    pub final_fraction: f64,
+    /// Weight of the win/draw/loss loss.
+    pub value_weight: f32,
+    /// Weight of the score loss.
+    pub score_weight: f32,
+    /// See each sample through a random board symmetry.
+    pub augment: bool,
+}
+
+/// The evaluation match run after each training stage.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvaluateSection {
+    /// Evaluate after every this many iterations (0: never).
+    pub every_iterations: u64,
+    /// Openings per opponent; each is played with both colours.
+    pub openings: usize,
+    /// Random plies from the start that make each opening.
+    pub opening_plies: u32,
+    /// Search simulations per decision of the network's agent.
+    pub simulations: u32,
+    /// Its exact-solver threshold in empty squares.
+    pub solve_empties: u32,
+    /// Opponents: `random`, `engine:depth=N` and the other engine options.
+    pub opponents: Vec<String>,
+}
+
+/// Budget of `flipzero loop` (the first reached stops it; none: until interrupted).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StopSection {
+    /// Stop when the run has this many iterations (counted over resumptions).
+    pub iterations: Option<u64>,
+    /// Stop after the iteration that passes this many minutes of run time.
+    pub minutes: Option<f64>,
+}
+
+/// A config that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file cannot be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not a valid run config.
+    #[error("{path}: {reason}")]
+    Invalid {
+        /// The file.
+        path: String,
+        /// What is wrong, naming the key.
+        reason: String,
+    },
+}
+
+/// A checked config with its rules resolved.
+#[derive(Clone, Debug)]
+pub struct ValidConfig {
+    /// The config as written.
+    pub config: RunConfig,
+    /// The rules it names.
+    pub rules: Rules,
+}
+
+impl RunConfig {
+    /// Reads and checks a config file.
+    ///
+    /// # Errors
+    /// An unreadable file, bad TOML, an unknown key, a value out of range, unknown rules or
+    /// an opponent that cannot be parsed: each named.
+    pub fn load(path: &Path) -> Result<ValidConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Self::parse(&text, &path.display().to_string())
+    }
+
+    /// Checks a config's text; `name` names it in errors.
+    ///
+    /// # Errors
+    /// As [`RunConfig::load`].
+    pub fn parse(text: &str, name: &str) -> Result<ValidConfig, ConfigError> {
+        let invalid = |reason: String| ConfigError::Invalid {
+            path: name.to_owned(),
+            reason,
+        };
+        let config: RunConfig = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
+        config.check().map_err(invalid)?;
+        let rules = Rules::load(&config.variant, config.size)
+            .map_err(|e| invalid(format!("variant `{}`: {e}", config.variant)))?;
+        for opponent in &config.evaluate.opponents {
+            opponent
+                .parse::<AgentSpec>()
+                .map_err(|e| invalid(format!("evaluate.opponents: {e}")))?;
+        }
+        Ok(ValidConfig { config, rules })
+    }
+
+    /// Every number in its range; the reason names the key.
+    fn check(&self) -> Result<(), String> {
+        fn within<T: PartialOrd + std::fmt::Display>(
+            key: &str,
+            value: T,
+            low: T,
+            high: T,
+        ) -> Result<(), String> {
+            if value >= low && value <= high {
+                Ok(())
+            } else {
+                Err(format!("{key} = {value}: use {low} to {high}"))
+            }
+        }
+        let network = &self.network;
+        within("network.blocks", network.blocks, 0, 64)?;
+        within("network.channels", network.channels, 1, 1024)?;
+        within("network.value_hidden", network.value_hidden, 1, 4096)?;
+        let play = &self.selfplay;
+        within("selfplay.games_per_iteration", play.games_per_iteration, 1, 1_000_000)?;
+        within("selfplay.parallel_games", play.parallel_games, 1, 4096)?;
+        within("selfplay.workers", play.workers, 1, 1024)?;
+        within("selfplay.simulations", play.simulations, 1, 1_000_000)?;
+        within("selfplay.c_puct", play.c_puct, 0.0, 100.0)?;
+        within("selfplay.noise_fraction", play.noise_fraction, 0.0, 1.0)?;
+        within("selfplay.dirichlet_alpha", play.dirichlet_alpha, 0.001, 100.0)?;
+        within("selfplay.solve_empties", play.solve_empties, 0, 24)?;
+        let train = &self.train;
+        within("train.batch_size", train.batch_size, 1, 65_536)?;
+        within("train.steps_per_iteration", train.steps_per_iteration, 1, 10_000_000)?;
+        within("train.window_samples", train.window_samples, 1, 100_000_000)?;
+        within("train.learning_rate", train.learning_rate, 1e-9, 10.0)?;
+        within("train.final_fraction", train.final_fraction, 0.0, 1.0)?;
+        within("train.value_weight", train.value_weight, 0.0, 1000.0)?;
+        within("train.score_weight", train.score_weight, 0.0, 1000.0)?;
+        let evaluate = &self.evaluate;
+        within("evaluate.openings", evaluate.openings, 0, 100_000)?;
+        within("evaluate.opening_plies", evaluate.opening_plies, 0, 60)?;
+        within("evaluate.simulations", evaluate.simulations, 1, 1_000_000)?;
+        within("evaluate.solve_empties", evaluate.solve_empties, 0, 24)?;
+        if let Some(minutes) = self.stop.minutes {
+            within("loop.minutes", minutes, 0.0, 1e7)?;
+        }
+        Ok(())
+    }
+}
+
+impl ValidConfig {
+    /// The search settings of self-play (seeds are set per game).
+    pub fn selfplay_mcts(&self) -> MctsConfig {
+        let play = &self.config.selfplay;
+        MctsConfig {
+            simulations: play.simulations,
+            c_puct: play.c_puct,
+            noise_fraction: play.noise_fraction,
+            dirichlet_alpha: play.dirichlet_alpha,
+            seed: self.config.seed,
+            solve_empties: play.solve_empties,
+        }
+    }
+
+    /// The search settings of the network's agent in evaluation: no noise.
+    pub fn evaluate_mcts(&self) -> MctsConfig {
+        MctsConfig {
+            simulations: self.config.evaluate.simulations,
+            noise_fraction: 0.0,
+            solve_empties: self.config.evaluate.solve_empties,
+            ..self.selfplay_mcts()
+        }
+    }
+
+    /// The optimiser settings.
+    pub fn train_config(&self) -> TrainConfig {
+        let train = &self.config.train;
+        TrainConfig {
+            learning_rate: train.learning_rate,
+            warmup_steps: train.warmup_steps,
+            decay_steps: train.decay_steps,
+            final_fraction: train.final_fraction,
+            value_weight: train.value_weight,
+            score_weight: train.score_weight,
+            augment: train.augment,
+            seed: self.config.seed,
+        }
+    }
+
+    /// The network's full shape for these rules.
+    pub fn net_config(&self) -> flipzero_nn::NetConfig {
+        let (planes, rows, cols) = flipzero_data::Encoder::new(&self.rules).shape();
+        flipzero_nn::NetConfig {
+            input_planes: planes,
+            rows,
+            cols,
+            decisions: self.rules.decision_count(),
+            blocks: self.config.network.blocks,
+            channels: self.config.network.channels,
+            value_hidden: self.config.network.value_hidden,
+        }
+    }
+}

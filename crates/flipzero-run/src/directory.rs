@@ -1,0 +1,277 @@
+//! The run directory, the interface between stages:
+//!
+//! ```text
+//! <run>/config.toml          the run config (copied in when the run starts)
+//! <run>/rules.toml           the rules, resolved, so the directory stands alone
+//! <run>/checkpoints/step-000000400.ckpt   one per training stage, with optimizer state
+//! <run>/shards/step-000000400-game-000017.shard   one per finished self-play game
+//! <run>/metrics.jsonl        one JSON record per stage (see `Record`)
+//! ```
+//!
+//! Every file is written to a temporary name and renamed into place; a game's shard is
+//! written the moment the game ends, so a killed run loses no finished game, and the name
+//! says which checkpoint played it, so a resumed stage plays only the missing games.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use flipzero_core::files::{FileError, write_atomically};
+use serde::{Deserialize, Serialize};
+
+/// The files of one run.
+#[derive(Clone, Debug)]
+pub struct RunDir {
+    root: PathBuf,
+}
+
+const CHECKPOINT_PREFIX: &str = "step-";
+const CHECKPOINT_SUFFIX: &str = ".ckpt";
+
+impl RunDir {
+    /// The run at `root` (nothing is created yet).
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        Self { root: root.into() }
+    }
+
+    /// Its root folder.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The copy of the run config.
+    pub fn config_path(&self) -> PathBuf {
+        self.root.join("config.toml")
+    }
+
+    /// The resolved rules.
+    pub fn rules_path(&self) -> PathBuf {
+        self.root.join("rules.toml")
+    }
+
+    /// The folder of shards.
+    pub fn shards(&self) -> PathBuf {
+        self.root.join("shards")
+    }
+
+    /// The folder of checkpoints.
+    pub fn checkpoints(&self) -> PathBuf {
+        self.root.join("checkpoints")
+    }
+
+    /// The metrics file.
+    pub fn metrics_path(&self) -> PathBuf {
+        self.root.join("metrics.jsonl")
+    }
+
+    /// Creates the folders.
+    ///
+    /// # Errors
+    /// When they cannot be created.
+    pub fn create(&self) -> Result<(), FileError> {
+        for folder in [self.shards(), self.checkpoints()] {
+            std::fs::create_dir_all(&folder).map_err(|e| FileError::io(&folder, e))?;
+        }
+        Ok(())
+    }
+
+    /// The checkpoint of a training step.
+    pub fn checkpoint_path(&self, step: u64) -> PathBuf {
+        self.checkpoints()
+            .join(format!("{CHECKPOINT_PREFIX}{step:09}{CHECKPOINT_SUFFIX}"))
+    }
+
+    /// Every finished checkpoint's step, in increasing order.
+    ///
+    /// # Errors
+    /// An unreadable folder.
+    pub fn checkpoint_steps(&self) -> Result<Vec<u64>, FileError> {
+        let folder = self.checkpoints();
+        let mut steps: Vec<u64> = file_names(&folder)?
+            .iter()
+            .filter_map(|name| {
+                name.strip_prefix(CHECKPOINT_PREFIX)?
+                    .strip_suffix(CHECKPOINT_SUFFIX)?
+                    .parse()
+                    .ok()
+            })
+            .collect();
+        steps.sort_unstable();
+        Ok(steps)
+    }
+
+    /// The newest checkpoint's step.
+    ///
+    /// # Errors
+    /// An unreadable folder.
+    pub fn latest_step(&self) -> Result<Option<u64>, FileError> {
+        Ok(self.checkpoint_steps()?.last().copied())
+    }
+
+    /// The shard of game `game` played by the checkpoint of `step`. Names sort by step, so
+    /// the replay window takes the newest checkpoints' games first.
+    pub fn shard_path(&self, step: u64, game: u64) -> PathBuf {
+        self.shards()
+            .join(format!("step-{step:09}-game-{game:06}.shard"))
+    }
+
+    /// The ids of the games already written for the checkpoint of `step`.
+    ///
+    /// # Errors
+    /// An unreadable folder.
+    pub fn games_of_step(&self, step: u64) -> Result<Vec<u64>, FileError> {
+        let prefix = format!("step-{step:09}-game-");
+        let mut games: Vec<u64> = file_names(&self.shards())?
+            .iter()
+            .filter_map(|name| name.strip_prefix(&prefix)?.strip_suffix(".shard")?.parse().ok())
+            .collect();
+        games.sort_unstable();
+        Ok(games)
+    }
+
+    /// Appends one record to the metrics file as one line in one write, so concurrent
+    /// writers do not interleave and a kill leaves at most one partial last line, which
+    /// [`RunDir::records`] skips.
+    ///
+    /// # Errors
+    /// When the file cannot be written.
+    pub fn append(&self, record: &Record) -> Result<(), FileError> {
+        let path = self.metrics_path();
+        let mut line = serde_json::to_string(record).expect("records serialise");
+        line.push('\n');
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| FileError::io(&path, e))?;
+        file.write_all(line.as_bytes())
+            .map_err(|e| FileError::io(&path, e))
+    }
+
+    /// Every complete record of the metrics file, in order (none when it does not exist).
+    ///
+    /// # Errors
+    /// An unreadable file.
+    pub fn records(&self) -> Result<Vec<Record>, FileError> {
+        let path = self.metrics_path();
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Ok(text
+                .lines()
+                .filter_map(|line| serde_json::from_str(line).ok())
+                .collect()),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+            Err(error) => Err(FileError::io(&path, error)),
+        }
+    }
+
+    /// Writes a text file of the run atomically.
+    ///
+    /// # Errors
+    /// When it cannot be written.
+    pub fn write_text(&self, path: &Path, text: &str) -> Result<(), FileError> {
+        write_atomically(path, text.as_bytes()).map_err(|e| FileError::io(path, e))
+    }
+}
+
+fn file_names(folder: &Path) -> Result<Vec<String>, FileError> {
+    let entries = match std::fs::read_dir(folder) {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) => return Err(FileError::io(folder, error)),
+    };
+    entries
+        .map(|entry| {
+            entry
+                .map(|entry| entry.file_name().to_string_lossy().into_owned())
+                .map_err(|e| FileError::io(folder, e))
+        })
+        .collect()
+}
+
+/// One line of `metrics.jsonl`. `elapsed_seconds` is the run's own clock: the time its stages
+/// have taken, summed over every process and resumption.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "stage", rename_all = "lowercase")]
+pub enum Record {
+    /// Self-play games finished with one checkpoint.
+    Selfplay {
+        /// The checkpoint that played.
+        step: u64,
+        /// Games played by this stage.
+        games: u64,
+        /// Their positions (samples).
+        positions: u64,
+        /// Stage time.
+        seconds: f64,
+        /// Positions per second.
+        positions_per_second: f64,
+        /// Share of the games won by the first player, draws counting half.
+        first_player_score: f64,
+        /// Mean game length in decisions.
+        mean_length: f64,
+        /// Run time at the end of the stage.
+        elapsed_seconds: f64,
+    },
+    /// Training steps from one checkpoint to the next.
+    Train {
+        /// The step reached.
+        step: u64,
+        /// Steps taken by this stage.
+        steps: u64,
+        /// Samples in the replay window.
+        window: usize,
+        /// Mean losses over the stage's steps.
+        policy_loss: f64,
+        /// Mean win/draw/loss loss.
+        wdl_loss: f64,
+        /// Mean score loss.
+        score_loss: f64,
+        /// Learning rate of the last step.
+        learning_rate: f64,
+        /// Stage time.
+        seconds: f64,
+        /// Training samples per second.
+        samples_per_second: f64,
+        /// Run time at the end of the stage.
+        elapsed_seconds: f64,
+    },
+    /// A match of the checkpoint of `step` against one opponent.
+    Evaluate {
+        /// The checkpoint.
+        step: u64,
+        /// The opponent as named in the config.
+        opponent: String,
+        /// Games played.
+        games: usize,
+        /// Won by the network.
+        wins: usize,
+        /// Drawn.
+        draws: usize,
+        /// Lost.
+        losses: usize,
+        /// The network's share of the points.
+        score: f64,
+        /// The network's mean final margin.
+        mean_margin: f64,
+        /// Stage time.
+        seconds: f64,
+        /// Run time at the end of the stage.
+        elapsed_seconds: f64,
+    },
+}
+
+impl Record {
+    /// Run time at the end of the stage.
+    pub fn elapsed_seconds(&self) -> f64 {
+        match self {
+            Record::Selfplay {
+                elapsed_seconds, ..
+            }
+            | Record::Train {
+                elapsed_seconds, ..
+            }
+            | Record::Evaluate {
+                elapsed_seconds, ..
+            } => *elapsed_seconds,
+        }
+    }
+}

@@ -1,0 +1,554 @@
+//! The stages of a run and the loop that alternates them.
+
+use std::collections::HashSet;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use burn::tensor::Device;
+use flipzero_arena::{Agent, AgentSpec, MctsAgent, play_paired, random_openings};
+use flipzero_core::files::FileError;
+use flipzero_core::{Bitboard, Outcome, Rules, with_width};
+use flipzero_data::{ENCODER_VERSION, Sample, ShardHeader, replay_window, write_shard};
+use flipzero_engine::WeightsFile;
+use flipzero_nn::{NetEvaluator, PolicyValueNet, checkpoint};
+use flipzero_selfplay::{SelfPlayConfig, play_parallel};
+use flipzero_train::{SampleError, Trainer};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::config::{ConfigError, RunConfig, ValidConfig};
+use crate::directory::{Record, RunDir};
+
+/// Hears how far a stage has come (the command line draws bars from it).
+pub trait Progress: Sync {
+    /// A stage starts with `total` units of work (games or steps).
+    fn begin(&self, stage: &str, total: u64);
+    /// Some units are done.
+    fn advance(&self, units: u64);
+    /// The stage is over.
+    fn end(&self);
+}
+
+/// Progress that nobody watches.
+pub struct Silent;
+
+impl Progress for Silent {
+    fn begin(&self, _: &str, _: u64) {}
+    fn advance(&self, _: u64) {}
+    fn end(&self) {}
+}
+
+/// What can stop a stage.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The config.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// A file of the run (checkpoint, shard, metrics).
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// A training sample that does not fit the rules.
+    #[error("training: {0}")]
+    Sample(#[from] SampleError),
+    /// The directory holds another run.
+    #[error("{0}")]
+    Mismatch(String),
+    /// Too few samples to train on.
+    #[error("the replay window holds {have} samples, fewer than one batch of {need}: play more games first")]
+    NotEnoughSamples {
+        /// Samples found.
+        have: usize,
+        /// One batch.
+        need: usize,
+    },
+}
+
+/// What an evaluation changes from the config.
+#[derive(Clone, Debug, Default)]
+pub struct EvaluateOptions {
+    /// The checkpoint's step (the newest when `None`).
+    pub step: Option<u64>,
+    /// Openings, each played with both colours.
+    pub openings: Option<usize>,
+    /// Opponents, as `random` or `engine:depth=N`.
+    pub opponents: Option<Vec<String>>,
+    /// Simulations per decision of the network's agent.
+    pub simulations: Option<u32>,
+}
+
+/// A run: its directory, its checked config, the device its networks run on and its clock.
+pub struct Run {
+    dir: RunDir,
+    config: ValidConfig,
+    device: Device,
+    /// Run time already spent by earlier stages (from the metrics file).
+    clock_base: f64,
+    started: Instant,
+}
+
+/// A stream of numbers mixed into one seed.
+fn mix(values: &[u64]) -> u64 {
+    values
+        .iter()
+        .fold(0x243f_6a88_85a3_08d3, |seed, &value| {
+            flipzero_core::position::mix64(seed ^ value)
+        })
+}
+
+impl Run {
+    /// Starts a run in `dir` from a config file, or resumes the run already there. The
+    /// directory's copy of the config is replaced by the given one, which must keep the
+    /// rules and the network of the run.
+    ///
+    /// # Errors
+    /// A bad config, a directory that holds a run of other rules or another network, or
+    /// files that cannot be written.
+    pub fn start(
+        dir: RunDir,
+        config_path: &std::path::Path,
+        device: Device,
+    ) -> Result<Self, RunError> {
+        let config = RunConfig::load(config_path)?;
+        let text = std::fs::read_to_string(config_path)
+            .map_err(|e| FileError::io(config_path, e))?;
+        if dir.config_path().exists() {
+            let stored = Self::open(dir.clone(), device.clone())?;
+            if stored.config.rules.to_toml() != config.rules.to_toml() {
+                return Err(RunError::Mismatch(format!(
+                    "{} holds a run of other rules than {}: use another run directory",
+                    dir.root().display(),
+                    config_path.display()
+                )));
+            }
+            if stored.config.config.network != config.config.network {
+                return Err(RunError::Mismatch(format!(
+                    "{} holds a run with another network shape than {}: use another run \
+                     directory",
+                    dir.root().display(),
+                    config_path.display()
+                )));
+            }
+        }
+        dir.create()?;
+        dir.write_text(&dir.config_path(), &text)?;
+        dir.write_text(&dir.rules_path(), &config.rules.to_toml())?;
+        Self::open(dir, device)
+    }
+
+    /// Opens the run in `dir` with the config stored there.
+    ///
+    /// # Errors
+    /// A missing or bad config, an unreadable metrics file.
+    pub fn open(dir: RunDir, device: Device) -> Result<Self, RunError> {
+        let config = RunConfig::load(&dir.config_path())?;
+        let clock_base = dir
+            .records()?
+            .iter()
+            .map(Record::elapsed_seconds)
+            .fold(0.0, f64::max);
+        Ok(Self {
+            dir,
+            config,
+            device,
+            clock_base,
+            started: Instant::now(),
+        })
+    }
+
+    /// Replaces the loop's budget where given (`--iterations`, `--minutes`).
+    pub fn set_stop(&mut self, iterations: Option<u64>, minutes: Option<f64>) {
+        let stop = &mut self.config.config.stop;
+        stop.iterations = iterations.or(stop.iterations);
+        stop.minutes = minutes.or(stop.minutes);
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &RunDir {
+        &self.dir
+    }
+
+    /// The config.
+    pub fn config(&self) -> &ValidConfig {
+        &self.config
+    }
+
+    fn rules(&self) -> &Rules {
+        &self.config.rules
+    }
+
+    /// Run time: earlier stages' time plus this process's.
+    pub fn elapsed_seconds(&self) -> f64 {
+        self.clock_base + self.started.elapsed().as_secs_f64()
+    }
+
+    fn shard_header(&self, writer: String) -> ShardHeader {
+        ShardHeader {
+            rules_toml: self.rules().to_toml(),
+            encoder_version: ENCODER_VERSION,
+            games: 1,
+            writer,
+        }
+    }
+
+    /// The newest checkpoint's step, writing a freshly initialised network as step 0 when
+    /// the run has none.
+    ///
+    /// # Errors
+    /// When the checkpoint cannot be written or the folder read.
+    pub fn ensure_checkpoint(&self) -> Result<u64, RunError> {
+        if let Some(step) = self.dir.latest_step()? {
+            return Ok(step);
+        }
+        self.dir.create()?;
+        let trainer = Trainer::new(
+            self.rules(),
+            &self.config.net_config(),
+            self.config.train_config(),
+            &self.device,
+        );
+        trainer.save(&self.dir.checkpoint_path(0))?;
+        Ok(0)
+    }
+
+    /// The network of the checkpoint of `step`, checked against the run.
+    fn load_net(&self, step: u64) -> Result<PolicyValueNet, RunError> {
+        let path = self.dir.checkpoint_path(step);
+        let loaded = checkpoint::load(&path, &self.device)?;
+        if loaded.meta.rules != *self.rules().spec() || loaded.meta.net != self.config.net_config()
+        {
+            return Err(RunError::Mismatch(format!(
+                "{}: written for other rules or another network than the run's config",
+                path.display()
+            )));
+        }
+        Ok(loaded.net)
+    }
+
+    /// Self-play with the newest checkpoint until it has played `games` games (ids 0 to
+    /// games - 1); games already in the run are not played again. Returns the stage's record,
+    /// or `None` when nothing was left to play.
+    ///
+    /// # Errors
+    /// Unreadable checkpoints, shards that cannot be written.
+    pub fn self_play(
+        &self,
+        games: u64,
+        progress: &dyn Progress,
+    ) -> Result<Option<Record>, RunError> {
+        with_width!(self.rules().square_count(), W => self.self_play_with::<W>(games, progress))
+    }
+
+    fn self_play_with<W: Bitboard>(
+        &self,
+        games: u64,
+        progress: &dyn Progress,
+    ) -> Result<Option<Record>, RunError> {
+        let step = self.ensure_checkpoint()?;
+        let done: HashSet<u64> = self.dir.games_of_step(step)?.into_iter().collect();
+        let missing: Vec<u64> = (0..games).filter(|id| !done.contains(id)).collect();
+        if missing.is_empty() {
+            return Ok(None);
+        }
+        let net = self.load_net(step)?;
+        let rules = self.rules();
+        let play = &self.config.config.selfplay;
+        let config = SelfPlayConfig {
+            games: missing.len(),
+            parallel_games: play.parallel_games,
+            mcts: self.config.selfplay_mcts(),
+            temperature_decisions: play.temperature_decisions,
+            seed: mix(&[self.config.config.seed, step]),
+        };
+        let header = self.shard_header(format!("selfplay, checkpoint step {step}"));
+        let started = Instant::now();
+        #[derive(Default)]
+        struct Tally {
+            games: u64,
+            positions: u64,
+            first_player_points: f64,
+            error: Option<FileError>,
+        }
+        let tally = Mutex::new(Tally::default());
+        progress.begin("self-play", missing.len() as u64);
+        play_parallel::<W, _, _, _>(
+            rules,
+            &config,
+            &missing,
+            play.workers,
+            |_| NetEvaluator::new(rules, &net, &self.device),
+            |id, record| {
+                let written = write_shard(&self.dir.shard_path(step, id), &header, &record.samples);
+                let mut tally = tally.lock().expect("no panics while counting");
+                match written {
+                    Ok(()) => {
+                        tally.games += 1;
+                        tally.positions += record.samples.len() as u64;
+                        let start = flipzero_core::Game::<W>::from_text(rules, &record.start)
+                            .expect("self-play writes readable starts");
+                        tally.first_player_points += match record.outcome {
+                            Outcome::Win(color) if color == start.side_to_move() => 1.0,
+                            Outcome::Win(_) => 0.0,
+                            Outcome::Draw => 0.5,
+                        };
+                    }
+                    Err(error) => {
+                        tally.error.get_or_insert(error);
+                    }
+                }
+                progress.advance(1);
+            },
+        );
+        progress.end();
+        let tally = tally.into_inner().expect("no panics while counting");
+        if let Some(error) = tally.error {
+            return Err(error.into());
+        }
+        let seconds = started.elapsed().as_secs_f64();
+        let record = Record::Selfplay {
+            step,
+            games: tally.games,
+            positions: tally.positions,
+            seconds,
+            positions_per_second: tally.positions as f64 / seconds,
+            first_player_score: tally.first_player_points / tally.games.max(1) as f64,
+            mean_length: tally.positions as f64 / tally.games.max(1) as f64,
+            elapsed_seconds: self.elapsed_seconds(),
+        };
+        self.dir.append(&record)?;
+        Ok(Some(record))
+    }
+
+    /// Trains `steps` optimizer steps from the newest checkpoint on its replay window and
+    /// writes the next checkpoint.
+    ///
+    /// # Errors
+    /// Unreadable checkpoints or shards, too few samples, a sample that does not fit.
+    pub fn train(&self, steps: u64, progress: &dyn Progress) -> Result<Record, RunError> {
+        with_width!(self.rules().square_count(), W => self.train_with::<W>(steps, progress))
+    }
+
+    fn train_with<W: Bitboard>(
+        &self,
+        steps: u64,
+        progress: &dyn Progress,
+    ) -> Result<Record, RunError> {
+        let step = self.ensure_checkpoint()?;
+        let train = &self.config.config.train;
+        let mut trainer_config = self.config.train_config();
+        // Each stage draws other symmetries than the last.
+        trainer_config.seed = mix(&[self.config.config.seed, step, 1]);
+        let mut trainer =
+            Trainer::load(&self.dir.checkpoint_path(step), trainer_config, &self.device)?;
+        if trainer.net_config() != &self.config.net_config() {
+            return Err(RunError::Mismatch(
+                "the newest checkpoint has another network than the run's config".to_owned(),
+            ));
+        }
+        let header = self.shard_header(String::new());
+        let (window, _) = replay_window(&self.dir.shards(), train.window_samples, &header)?;
+        if window.len() < train.batch_size {
+            return Err(RunError::NotEnoughSamples {
+                have: window.len(),
+                need: train.batch_size,
+            });
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(mix(&[self.config.config.seed, step, 2]));
+        let started = Instant::now();
+        let mut sums = [0.0f64; 3];
+        progress.begin("training", steps);
+        for _ in 0..steps {
+            let batch: Vec<Sample> = (0..train.batch_size)
+                .map(|_| window[rng.random_range(0..window.len())].clone())
+                .collect();
+            let losses = trainer.train_step::<W>(&batch)?;
+            sums[0] += f64::from(losses.policy);
+            sums[1] += f64::from(losses.wdl);
+            sums[2] += f64::from(losses.score);
+            progress.advance(1);
+        }
+        progress.end();
+        trainer.save(&self.dir.checkpoint_path(trainer.step()))?;
+        let seconds = started.elapsed().as_secs_f64();
+        let mean = |sum: f64| sum / steps.max(1) as f64;
+        let record = Record::Train {
+            step: trainer.step(),
+            steps,
+            window: window.len(),
+            policy_loss: mean(sums[0]),
+            wdl_loss: mean(sums[1]),
+            score_loss: mean(sums[2]),
+            learning_rate: self
+                .config
+                .train_config()
+                .learning_rate_at(trainer.step().saturating_sub(1)),
+            seconds,
+            samples_per_second: (steps as usize * train.batch_size) as f64 / seconds,
+            elapsed_seconds: self.elapsed_seconds(),
+        };
+        self.dir.append(&record)?;
+        Ok(record)
+    }
+
+    /// Plays a checkpoint (the newest unless `options` names one) against each opponent
+    /// over the same paired openings; what `options` leaves out comes from the config.
+    ///
+    /// # Errors
+    /// An opponent that cannot be parsed, unreadable checkpoints, a metrics file that cannot
+    /// be written.
+    pub fn evaluate(
+        &self,
+        options: &EvaluateOptions,
+        progress: &dyn Progress,
+    ) -> Result<Vec<Record>, RunError> {
+        with_width!(self.rules().square_count(), W => self.evaluate_with::<W>(options, progress))
+    }
+
+    fn evaluate_with<W: Bitboard>(
+        &self,
+        options: &EvaluateOptions,
+        progress: &dyn Progress,
+    ) -> Result<Vec<Record>, RunError> {
+        let step = match options.step {
+            Some(step) => step,
+            None => self.ensure_checkpoint()?,
+        };
+        let net = self.load_net(step)?;
+        let rules = self.rules();
+        let evaluate = &self.config.config.evaluate;
+        let count = options.openings.unwrap_or(evaluate.openings);
+        let names = options.opponents.as_ref().unwrap_or(&evaluate.opponents);
+        let opponents: Vec<AgentSpec> = names
+            .iter()
+            .map(|name| name.parse())
+            .collect::<Result<_, _>>()
+            .map_err(|e: flipzero_arena::AgentSpecError| RunError::Mismatch(e.to_string()))?;
+        // The same openings at every checkpoint, so scores compare along the run.
+        let suite = random_openings::<W>(
+            rules,
+            count,
+            evaluate.opening_plies,
+            mix(&[self.config.config.seed, 3]),
+        );
+        let weights = WeightsFile::embedded()
+            .weights_for(rules, "embedded weights")
+            .map_err(|e| RunError::Mismatch(e.to_string()))?;
+        let mut mcts = self.config.evaluate_mcts();
+        mcts.simulations = options.simulations.unwrap_or(mcts.simulations);
+        let mut records = Vec::new();
+        for (text, opponent) in names.iter().zip(&opponents) {
+            let started = Instant::now();
+            progress.begin(&format!("vs {text}"), 2 * suite.len() as u64);
+            let result = play_paired(
+                rules,
+                &suite,
+                |game| {
+                    let network: Box<dyn Agent<W>> = Box::new(MctsAgent::new(
+                        rules,
+                        mcts.clone(),
+                        NetEvaluator::new(rules, &net, &self.device),
+                    ));
+                    (network, opponent.build::<W>(rules, &weights, game as u64))
+                },
+                |_| progress.advance(1),
+            );
+            progress.end();
+            let record = Record::Evaluate {
+                step,
+                opponent: text.clone(),
+                games: result.games.len(),
+                wins: result.wins(),
+                draws: result.draws(),
+                losses: result.losses(),
+                score: result.score(),
+                mean_margin: result.mean_margin(),
+                seconds: started.elapsed().as_secs_f64(),
+                elapsed_seconds: self.elapsed_seconds(),
+            };
+            self.dir.append(&record)?;
+            records.push(record);
+        }
+        Ok(records)
+    }
+
+    /// Whether the checkpoint of `step` has been evaluated against every opponent.
+    fn evaluated(&self, step: u64) -> Result<bool, RunError> {
+        let done: HashSet<String> = self
+            .dir
+            .records()?
+            .into_iter()
+            .filter_map(|record| match record {
+                Record::Evaluate {
+                    step: at, opponent, ..
+                } if at == step => Some(opponent),
+                _ => None,
+            })
+            .collect();
+        Ok(self
+            .config
+            .config
+            .evaluate
+            .opponents
+            .iter()
+            .all(|opponent| done.contains(opponent)))
+    }
+
+    /// Iterations finished: training stages of the loop's size since step 0.
+    fn iteration_of(&self, step: u64) -> u64 {
+        step / self.config.config.train.steps_per_iteration
+    }
+
+    fn evaluation_due(&self, step: u64) -> Result<bool, RunError> {
+        let evaluate = &self.config.config.evaluate;
+        let iteration = self.iteration_of(step);
+        Ok(evaluate.every_iterations > 0
+            && evaluate.openings > 0
+            && !evaluate.opponents.is_empty()
+            && iteration > 0
+            && iteration % evaluate.every_iterations == 0
+            && !self.evaluated(step)?)
+    }
+
+    fn should_stop(&self, step: u64) -> bool {
+        let stop = &self.config.config.stop;
+        stop.iterations
+            .is_some_and(|most| self.iteration_of(step) >= most)
+            || stop
+                .minutes
+                .is_some_and(|minutes| self.elapsed_seconds() >= minutes * 60.0)
+    }
+
+    /// Self-play, training and evaluation in turn until the config's budget is spent,
+    /// resuming wherever the run stopped: the newest checkpoint's missing games are played,
+    /// and an evaluation that was cut short is run again. `on_iteration` gets the records of
+    /// each finished iteration.
+    ///
+    /// # Errors
+    /// As the stages.
+    pub fn run_loop(
+        &self,
+        progress: &dyn Progress,
+        mut on_iteration: impl FnMut(u64, &[Record]),
+    ) -> Result<(), RunError> {
+        loop {
+            let step = self.ensure_checkpoint()?;
+            let mut records = Vec::new();
+            if self.evaluation_due(step)? {
+                records.extend(self.evaluate(&EvaluateOptions::default(), progress)?);
+                on_iteration(self.iteration_of(step), &records);
+                records.clear();
+            }
+            if self.should_stop(step) {
+                return Ok(());
+            }
+            let play = &self.config.config.selfplay;
+            records.extend(self.self_play(play.games_per_iteration, progress)?);
+            let train = &self.config.config.train;
+            records.push(self.train(train.steps_per_iteration, progress)?);
+            let step = self.ensure_checkpoint()?;
+            if self.evaluation_due(step)? {
+                records.extend(self.evaluate(&EvaluateOptions::default(), progress)?);
+            }
+            on_iteration(self.iteration_of(step), &records);
+        }
+    }
+}
