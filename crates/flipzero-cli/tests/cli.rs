@@ -415,3 +415,118 @@ fn solve_handles_the_fewest_discs_goal() {
     assert_eq!(score(&["--fewest-discs"]), -16);
     std::fs::remove_dir_all(&directory).unwrap();
 }
+
+/// The tiny 6x6 run of the run crate's tests.
+fn tiny_run_config() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../flipzero-run/tests/tiny.toml")
+}
+
+fn shard_names(run: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(run.join("shards"))
+        .map(|entries| {
+            entries
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|name| name.ends_with(".shard"))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_loop_killed_in_the_middle_resumes_and_loses_no_game() {
+    let folder = tempfile::tempdir().unwrap();
+    let run = folder.path().join("run");
+    let run_arg = run.to_str().unwrap();
+    let config = tiny_run_config();
+    let config_arg = config.to_str().unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("flipzero"))
+        .args(["loop", "--config", config_arg, "--run-dir", run_arg])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it (SIGKILL: no chance to tidy up) once some games of the first iteration are
+    // written and before the iteration ends.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    while shard_names(&run).len() < 2 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let before = shard_names(&run);
+    assert!(!before.is_empty(), "games were written before the kill");
+    let kept: Vec<Vec<u8>> = before
+        .iter()
+        .map(|name| std::fs::read(run.join("shards").join(name)).unwrap())
+        .collect();
+
+    let output = flipzero()
+        .args(["loop", "--config", config_arg, "--run-dir", run_arg])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("iteration   2"), "{stdout}");
+    // Every game written before the kill is still there, unchanged, and every game of both
+    // iterations exists once.
+    for (name, bytes) in before.iter().zip(&kept) {
+        assert_eq!(&std::fs::read(run.join("shards").join(name)).unwrap(), bytes, "{name}");
+    }
+    let expected: Vec<String> = [0, 3]
+        .iter()
+        .flat_map(|step| (0..6).map(move |game| format!("step-{step:09}-game-{game:06}.shard")))
+        .collect();
+    assert_eq!(shard_names(&run), expected);
+    let checkpoints: Vec<String> = {
+        let mut names: Vec<String> = std::fs::read_dir(run.join("checkpoints"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name.ends_with(".ckpt"))
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(
+        checkpoints,
+        ["step-000000000.ckpt", "step-000000003.ckpt", "step-000000006.ckpt"]
+    );
+    let metrics = std::fs::read_to_string(run.join("metrics.jsonl")).unwrap();
+    let evaluations = metrics
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|record| record["stage"] == "evaluate" && record["step"] == 6)
+        .count();
+    assert_eq!(evaluations, 2, "{metrics}");
+}
+
+#[test]
+fn the_stages_run_as_separate_commands_on_one_run_directory() {
+    let folder = tempfile::tempdir().unwrap();
+    let run = folder.path().join("run");
+    let run_arg = run.to_str().unwrap();
+    let config = tiny_run_config();
+    let ok = |args: &[&str]| {
+        let output = flipzero().args(args).output().unwrap();
+        assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    ok(&["init", "--config", config.to_str().unwrap(), "--run-dir", run_arg]);
+    let played = ok(&["selfplay", "--run-dir", run_arg, "--games", "4"]);
+    assert!(played.contains("step 0: 4 games"), "{played}");
+    let trained = ok(&["train", "--run-dir", run_arg, "--steps", "2"]);
+    assert!(trained.contains("step 2:"), "{trained}");
+    let evaluated = ok(&[
+        "evaluate", "--run-dir", run_arg, "--openings", "1", "--opponent", "random",
+    ]);
+    assert!(evaluated.contains("step 2: vs random"), "{evaluated}");
+    // A stage on a directory that holds no run says so.
+    let output = flipzero()
+        .args(["train", "--run-dir", folder.path().join("nothing").to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("config.toml"), "{stderr}");
+}

@@ -164,7 +164,10 @@ impl<W: Bitboard> Game<W> {
             StartSpec::Placement { .. } => Self::blank(rules)?,
             _ => Self::centred_start(rules)?,
         };
-        game.coin = rng.random_bool(0.5);
+        // Drawn always, so that the plies below do not depend on the komi; kept only where
+        // bids can tie, so that other rules have one start.
+        let coin = rng.random_bool(0.5);
+        game.coin = coin && matches!(rules.spec().komi, crate::rules::KomiSpec::Bid { .. });
         match rules.spec_start() {
             StartSpec::RandomPlies(plies) => {
                 // Whole turns: a multi-step turn is played to its end.

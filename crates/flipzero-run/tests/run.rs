@@ -1,0 +1,243 @@
+//! Runs end to end on a tiny network: the loop's files and records, resumption of a stage
+//! that was cut short, and bad configs and directories refused with their reason.
+
+use std::path::Path;
+
+use burn::tensor::Device;
+use flipzero_run::{EvaluateOptions, Record, Run, RunConfig, RunDir, RunError, Silent};
+
+/// A run small enough for debug-build tests; also driven through the binary by the CLI's
+/// tests.
+const TINY: &str = include_str!("tiny.toml");
+
+fn write_config(folder: &Path, name: &str, text: &str) -> std::path::PathBuf {
+    let path = folder.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn stages(records: &[Record]) -> Vec<&'static str> {
+    records
+        .iter()
+        .map(|record| match record {
+            Record::Selfplay { .. } => "selfplay",
+            Record::Train { .. } => "train",
+            Record::Evaluate { .. } => "evaluate",
+        })
+        .collect()
+}
+
+#[test]
+fn the_loop_plays_trains_and_evaluates_then_stops_at_its_budget() {
+    let folder = tempfile::tempdir().unwrap();
+    let config = write_config(folder.path(), "tiny.toml", TINY);
+    let dir = RunDir::new(folder.path().join("run"));
+    let run = Run::start(dir.clone(), &config, Device::flex()).unwrap();
+    let mut iterations = Vec::new();
+    run.run_loop(&Silent, |iteration, records| {
+        iterations.push((iteration, records.len()));
+    })
+    .unwrap();
+    assert_eq!(iterations, [(1, 2), (2, 4)], "evaluation after the 2nd iteration only");
+    assert_eq!(dir.checkpoint_steps().unwrap(), [0, 3, 6]);
+    assert_eq!(dir.games_of_step(0).unwrap(), (0..6).collect::<Vec<_>>());
+    assert_eq!(dir.games_of_step(3).unwrap(), (0..6).collect::<Vec<_>>());
+    assert!(dir.games_of_step(6).unwrap().is_empty());
+    let records = dir.records().unwrap();
+    assert_eq!(
+        stages(&records),
+        ["selfplay", "train", "selfplay", "train", "evaluate", "evaluate"]
+    );
+    let mut clock = 0.0;
+    for record in &records {
+        assert!(record.elapsed_seconds() >= clock, "the run clock only grows");
+        clock = record.elapsed_seconds();
+    }
+    match &records[0] {
+        Record::Selfplay {
+            step,
+            games,
+            positions,
+            mean_length,
+            ..
+        } => {
+            assert_eq!((*step, *games), (0, 6));
+            // 6x6 Othello games last 20 to 32 placements plus passes.
+            assert!((20.0..40.0).contains(mean_length), "{mean_length}");
+            assert_eq!(*positions as f64, mean_length * 6.0);
+        }
+        other => panic!("{other:?}"),
+    }
+    match &records[4] {
+        Record::Evaluate {
+            step,
+            opponent,
+            games,
+            wins,
+            draws,
+            losses,
+            ..
+        } => {
+            assert_eq!((*step, opponent.as_str(), *games), (6, "random", 4));
+            assert_eq!(wins + draws + losses, 4);
+        }
+        other => panic!("{other:?}"),
+    }
+    // A finished run does nothing more when started again.
+    let again = Run::start(dir.clone(), &config, Device::flex()).unwrap();
+    again.run_loop(&Silent, |_, _| panic!("no iteration left")).unwrap();
+    assert_eq!(dir.records().unwrap().len(), records.len());
+}
+
+#[test]
+fn a_stage_cut_short_plays_only_the_missing_games() {
+    let folder = tempfile::tempdir().unwrap();
+    let config = write_config(folder.path(), "tiny.toml", TINY);
+    let dir = RunDir::new(folder.path().join("run"));
+    let run = Run::start(dir.clone(), &config, Device::flex()).unwrap();
+    run.self_play(6, &Silent).unwrap().unwrap();
+    // As if the process had been killed before games 1 and 4 ended.
+    for game in [1, 4] {
+        std::fs::remove_file(dir.shard_path(0, game)).unwrap();
+    }
+    let resumed = Run::open(dir.clone(), Device::flex()).unwrap();
+    match resumed.self_play(6, &Silent).unwrap().unwrap() {
+        Record::Selfplay { games, .. } => assert_eq!(games, 2),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(dir.games_of_step(0).unwrap(), (0..6).collect::<Vec<_>>());
+    assert!(resumed.self_play(6, &Silent).unwrap().is_none(), "nothing left");
+    // A half-written temporary file left by a kill is not a shard.
+    std::fs::write(dir.shards().join(".step-000000000-game-000009.shard.tmp"), b"FLIPZ").unwrap();
+    match resumed.train(2, &Silent).unwrap() {
+        Record::Train { step, window, .. } => {
+            assert_eq!(step, 2);
+            assert!(window > 6 * 20, "{window}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(dir.checkpoint_steps().unwrap(), [0, 2]);
+}
+
+#[test]
+fn a_corrupt_shard_stops_training_with_its_name() {
+    let folder = tempfile::tempdir().unwrap();
+    let config = write_config(folder.path(), "tiny.toml", TINY);
+    let dir = RunDir::new(folder.path().join("run"));
+    let run = Run::start(dir.clone(), &config, Device::flex()).unwrap();
+    run.self_play(2, &Silent).unwrap();
+    let path = dir.shard_path(0, 1);
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    let error = run.train(1, &Silent).unwrap_err().to_string();
+    assert!(error.contains("step-000000000-game-000001.shard"), "{error}");
+}
+
+#[test]
+fn too_few_samples_is_an_error_not_a_panic() {
+    let folder = tempfile::tempdir().unwrap();
+    let config = write_config(folder.path(), "tiny.toml", TINY);
+    let run = Run::start(RunDir::new(folder.path().join("run")), &config, Device::flex()).unwrap();
+    assert!(matches!(
+        run.train(1, &Silent),
+        Err(RunError::NotEnoughSamples { have: 0, need: 16 })
+    ));
+}
+
+#[test]
+fn a_directory_of_another_run_is_refused() {
+    let folder = tempfile::tempdir().unwrap();
+    let first = write_config(folder.path(), "first.toml", TINY);
+    let dir = RunDir::new(folder.path().join("run"));
+    Run::start(dir.clone(), &first, Device::flex()).unwrap();
+    let other_rules = write_config(
+        folder.path(),
+        "anti.toml",
+        &TINY.replace(r#"variant = "othello""#, r#"variant = "anti""#),
+    );
+    let error = Run::start(dir.clone(), &other_rules, Device::flex())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(error.contains("other rules"), "{error}");
+    let wider = write_config(
+        folder.path(),
+        "wider.toml",
+        &TINY.replace("channels = 8", "channels = 16"),
+    );
+    let error = Run::start(dir.clone(), &wider, Device::flex())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(error.contains("network"), "{error}");
+    // A changed budget is fine: the run continues under it.
+    let longer = write_config(
+        folder.path(),
+        "longer.toml",
+        &TINY.replace("iterations = 2", "iterations = 5"),
+    );
+    Run::start(dir, &longer, Device::flex()).unwrap();
+}
+
+#[test]
+fn evaluation_options_replace_the_configs_opponents() {
+    let folder = tempfile::tempdir().unwrap();
+    let config = write_config(folder.path(), "tiny.toml", TINY);
+    let run = Run::start(RunDir::new(folder.path().join("run")), &config, Device::flex()).unwrap();
+    let options = EvaluateOptions {
+        openings: Some(3),
+        opponents: Some(vec!["engine:depth=2".to_owned()]),
+        ..EvaluateOptions::default()
+    };
+    let records = run.evaluate(&options, &Silent).unwrap();
+    assert_eq!(records.len(), 1);
+    match &records[0] {
+        Record::Evaluate {
+            step,
+            opponent,
+            games,
+            ..
+        } => assert_eq!((*step, opponent.as_str(), *games), (0, "engine:depth=2", 6)),
+        other => panic!("{other:?}"),
+    }
+    let bad = EvaluateOptions {
+        opponents: Some(vec!["engine:depht=2".to_owned()]),
+        ..EvaluateOptions::default()
+    };
+    let error = run.evaluate(&bad, &Silent).unwrap_err().to_string();
+    assert!(error.contains("depht"), "{error}");
+}
+
+#[test]
+fn bad_configs_are_refused_naming_the_key() {
+    let cases = [
+        (TINY.replace("blocks = 1", "blocks = 1\nlayers = 3"), "layers"),
+        (TINY.replace("simulations = 8\nc_puct", "simulations = 0\nc_puct"), "selfplay.simulations"),
+        (TINY.replace("learning_rate = 0.002", "learning_rate = -1.0"), "train.learning_rate"),
+        (TINY.replace(r#"variant = "othello""#, r#"variant = "otello""#), "otello"),
+        (TINY.replace(r#""random", "#, r#""randm", "#), "randm"),
+        (TINY.replace("size = 6", "size = 5"), "variant"),
+        (TINY.replace("[train]", "[training]"), "training"),
+        ("variant = 3".to_owned(), "variant"),
+    ];
+    for (text, named) in cases {
+        let error = RunConfig::parse(&text, "bad.toml").unwrap_err().to_string();
+        assert!(error.starts_with("bad.toml"), "{error}");
+        assert!(error.contains(named), "{named}: {error}");
+    }
+    assert!(RunConfig::parse(TINY, "tiny.toml").is_ok());
+}
+
+#[test]
+fn every_committed_run_config_is_valid() {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/runs");
+    let mut count = 0;
+    for entry in std::fs::read_dir(&folder).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            RunConfig::load(&path).unwrap_or_else(|e| panic!("{e}"));
+            count += 1;
+        }
+    }
+    assert!(count >= 1);
+}
