@@ -158,7 +158,12 @@ impl std::str::FromStr for AgentSpec {
 
 impl AgentSpec {
     /// The agent, its random choices seeded by `seed` (mixed into the engine's own seed).
-    pub fn build<W: Bitboard>(&self, rules: &Rules, weights: &Weights, seed: u64) -> Box<dyn Agent<W>> {
+    pub fn build<W: Bitboard>(
+        &self,
+        rules: &Rules,
+        weights: &Weights,
+        seed: u64,
+    ) -> Box<dyn Agent<W>> {
         match self {
             AgentSpec::Random => Box::new(RandomAgent::new(rules, seed)),
             AgentSpec::Engine(config) => Box::new(EngineAgent::new(

@@ -1,10 +1,14 @@
-//! The arena: agents that choose decisions, opening suites, and paired matches between two
-//! agents (every opening played once with each agent in each seat), played in parallel.
+//! The arena: agents that choose decisions, opening suites, paired matches between two
+//! agents (every opening played once with each agent in each seat, in parallel), ratings
+//! (maximum-likelihood Elo, SPRT) and tournament pairings.
 
 pub mod agent;
+pub mod elo;
 pub mod matches;
 pub mod openings;
+pub mod tournament;
 
 pub use agent::{Agent, AgentSpec, AgentSpecError, EngineAgent, MctsAgent, RandomAgent};
+pub use elo::{PairResult, Rating, Sprt, SprtDecision, ratings};
 pub use matches::{GameResult, MatchResult, play_game, play_paired};
 pub use openings::{balanced_openings, random_openings};

@@ -69,9 +69,7 @@ fn filtered_openings<W: Bitboard>(
                 .legal_decisions(rules)
                 .choose(&mut rng)
                 .expect("a game that is not over has a legal decision");
-            game = game
-                .play(rules, decision)
-                .expect("a legal decision plays");
+            game = game.play(rules, decision).expect("a legal decision plays");
         }
         if !game.is_over() && seen.insert(game.to_text(rules)) && keep(&game) {
             openings.push(game);

@@ -10,7 +10,9 @@ use flipzero_engine::{Engine, SearchConfig, WeightsFile};
 use flipzero_mcts::{MctsConfig, UniformEvaluator};
 
 fn weights(rules: &Rules) -> flipzero_engine::Weights {
-    WeightsFile::embedded().weights_for(rules, "embedded").unwrap()
+    WeightsFile::embedded()
+        .weights_for(rules, "embedded")
+        .unwrap()
 }
 
 #[test]
@@ -27,7 +29,10 @@ fn openings_are_distinct_live_and_as_long_as_asked() {
         assert_eq!(opening.empty().count(), 36 - 7);
     }
     assert_eq!(
-        openings.iter().map(|g| g.to_text(&rules)).collect::<Vec<_>>(),
+        openings
+            .iter()
+            .map(|g| g.to_text(&rules))
+            .collect::<Vec<_>>(),
         random_openings::<u64>(&rules, 12, 3, 7)
             .iter()
             .map(|g| g.to_text(&rules))
@@ -68,7 +73,11 @@ fn a_paired_match_plays_each_opening_with_both_colours() {
     );
     assert_eq!(result.games.len(), 10);
     for (index, game) in result.games.iter().enumerate() {
-        let expected = if index % 2 == 0 { Color::Black } else { Color::White };
+        let expected = if index % 2 == 0 {
+            Color::Black
+        } else {
+            Color::White
+        };
         assert_eq!(game.first_agent_color, expected);
         // Replay the decisions: the recorded points and margin follow from the end.
         let mut end = openings[index / 2].clone();
@@ -77,7 +86,11 @@ fn a_paired_match_plays_each_opening_with_both_colours() {
         }
         assert!(end.is_over());
         let black_margin = end.score(&rules);
-        let margin = if expected == Color::Black { black_margin } else { -black_margin };
+        let margin = if expected == Color::Black {
+            black_margin
+        } else {
+            -black_margin
+        };
         assert_eq!(game.margin, margin);
         let points = match end.outcome(&rules).unwrap() {
             Outcome::Draw => 0.5,
@@ -120,10 +133,19 @@ fn komi_bidding_that_swaps_seats_is_scored_for_the_right_agent() {
     let result = play_paired(
         &rules,
         &openings,
-        |game| (engine.build::<u64>(&rules, &weights, 0), AgentSpec::Random.build::<u64>(&rules, &weights, game as u64)),
+        |game| {
+            (
+                engine.build::<u64>(&rules, &weights, 0),
+                AgentSpec::Random.build::<u64>(&rules, &weights, game as u64),
+            )
+        },
         |_| {},
     );
-    assert!(result.score() >= 0.8, "engine vs random under komi: {}", result.score());
+    assert!(
+        result.score() >= 0.8,
+        "engine vs random under komi: {}",
+        result.score()
+    );
 }
 
 #[test]
@@ -145,7 +167,13 @@ fn strength_goes_random_then_shallow_then_deeper() {
         )
         .score()
     };
-    let depth = |d: u32| AgentSpec::Engine(SearchConfig { depth: d, solve_empties: 0, ..SearchConfig::default() });
+    let depth = |d: u32| {
+        AgentSpec::Engine(SearchConfig {
+            depth: d,
+            solve_empties: 0,
+            ..SearchConfig::default()
+        })
+    };
     assert!(score(&depth(1), &AgentSpec::Random) >= 0.8);
     assert!(score(&depth(4), &depth(1)) >= 0.6);
 }
@@ -179,7 +207,10 @@ fn agent_names_parse_or_say_what_is_wrong() {
     assert_eq!("random".parse::<AgentSpec>().unwrap(), AgentSpec::Random);
     assert_eq!(
         "engine:depth=4".parse::<AgentSpec>().unwrap(),
-        AgentSpec::Engine(SearchConfig { depth: 4, ..SearchConfig::default() })
+        AgentSpec::Engine(SearchConfig {
+            depth: 4,
+            ..SearchConfig::default()
+        })
     );
     for bad in ["randm", "engine:depth=x", "mcts", ""] {
         let error = bad.parse::<AgentSpec>().unwrap_err().to_string();

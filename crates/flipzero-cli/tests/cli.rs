@@ -466,13 +466,21 @@ fn a_loop_killed_in_the_middle_resumes_and_loses_no_game() {
         .args(["loop", "--config", config_arg, "--run-dir", run_arg])
         .output()
         .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("iteration   2"), "{stdout}");
     // Every game written before the kill is still there, unchanged, and every game of both
     // iterations exists once.
     for (name, bytes) in before.iter().zip(&kept) {
-        assert_eq!(&std::fs::read(run.join("shards").join(name)).unwrap(), bytes, "{name}");
+        assert_eq!(
+            &std::fs::read(run.join("shards").join(name)).unwrap(),
+            bytes,
+            "{name}"
+        );
     }
     let expected: Vec<String> = [0, 3]
         .iter()
@@ -490,7 +498,11 @@ fn a_loop_killed_in_the_middle_resumes_and_loses_no_game() {
     };
     assert_eq!(
         checkpoints,
-        ["step-000000000.ckpt", "step-000000003.ckpt", "step-000000006.ckpt"]
+        [
+            "step-000000000.ckpt",
+            "step-000000003.ckpt",
+            "step-000000006.ckpt"
+        ]
     );
     let metrics = std::fs::read_to_string(run.join("metrics.jsonl")).unwrap();
     let evaluations = metrics
@@ -509,21 +521,41 @@ fn the_stages_run_as_separate_commands_on_one_run_directory() {
     let config = tiny_run_config();
     let ok = |args: &[&str]| {
         let output = flipzero().args(args).output().unwrap();
-        assert!(output.status.success(), "{args:?}: {}", String::from_utf8_lossy(&output.stderr));
+        assert!(
+            output.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         String::from_utf8_lossy(&output.stdout).into_owned()
     };
-    ok(&["init", "--config", config.to_str().unwrap(), "--run-dir", run_arg]);
+    ok(&[
+        "init",
+        "--config",
+        config.to_str().unwrap(),
+        "--run-dir",
+        run_arg,
+    ]);
     let played = ok(&["selfplay", "--run-dir", run_arg, "--games", "4"]);
     assert!(played.contains("step 0: 4 games"), "{played}");
     let trained = ok(&["train", "--run-dir", run_arg, "--steps", "2"]);
     assert!(trained.contains("step 2:"), "{trained}");
     let evaluated = ok(&[
-        "evaluate", "--run-dir", run_arg, "--openings", "1", "--opponent", "random",
+        "evaluate",
+        "--run-dir",
+        run_arg,
+        "--openings",
+        "1",
+        "--opponent",
+        "random",
     ]);
     assert!(evaluated.contains("step 2: vs random"), "{evaluated}");
     // A stage on a directory that holds no run says so.
     let output = flipzero()
-        .args(["train", "--run-dir", folder.path().join("nothing").to_str().unwrap()])
+        .args([
+            "train",
+            "--run-dir",
+            folder.path().join("nothing").to_str().unwrap(),
+        ])
         .output()
         .unwrap();
     assert!(!output.status.success());

@@ -1,5 +1,8 @@
-//! Network inference on the flex CPU device: positions per second at batch 1, 64 and 256 for
-//! a 6-block, 64-channel network on 6x6 and 8x8 Othello.
+//! The default networks on the flex CPU device: inference positions per second at batch 1,
+//! 64 and 256, and training samples per second (forward, backward and an Adam step) at
+//! batch 128 and 256. The 6x6 network is `configs/runs/othello-6x6.toml`'s (4 blocks of 32
+//! channels), the 8x8 one `othello-8x8.toml`'s (6 blocks of 64). `scripts/pytorch-speed.py`
+//! measures the same networks in PyTorch.
 //!
 //! Run with `cargo bench -p flipzero-nn --bench inference` (a release build of Burn: long).
 
@@ -7,52 +10,96 @@
 #![allow(missing_docs)]
 
 use burn::module::Module;
+use burn::optim::{AdamConfig, GradientsParams};
+use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Tensor, TensorData};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use flipzero_core::Preset;
 use flipzero_nn::NetConfig;
 
+/// (name, board side, blocks, channels, value hidden units).
+const NETWORKS: [(&str, u8, usize, usize, usize); 2] =
+    [("6x6-4x32", 6, 4, 32, 64), ("8x8-6x64", 8, 6, 64, 128)];
+
+fn config(side: u8, blocks: usize, channels: usize, value_hidden: usize) -> NetConfig {
+    let rules = Preset::Othello.rules(Some(side)).unwrap();
+    NetConfig {
+        input_planes: flipzero_data::encoder::PLANES.len(),
+        rows: usize::from(side),
+        cols: usize::from(side),
+        decisions: rules.decision_count(),
+        blocks,
+        channels,
+        value_hidden,
+    }
+}
+
+fn tensor<const D: usize>(shape: [usize; D], device: &Device) -> Tensor<D> {
+    let count = shape.iter().product();
+    let values: Vec<f32> = (0..count).map(|i| (i % 3) as f32 * 0.5).collect();
+    Tensor::from_data(TensorData::new(values, shape), device)
+}
+
 fn inference(c: &mut Criterion) {
     let device = Device::flex();
-    let mut group = c.benchmark_group("nn/flex/6x64");
+    let mut group = c.benchmark_group("nn/flex/inference");
     group.sample_size(10);
-    for side in [6u8, 8] {
-        let rules = Preset::Othello.rules(Some(side)).unwrap();
-        let planes = flipzero_data::encoder::PLANES.len();
-        let side = usize::from(side);
-        let config = NetConfig {
-            input_planes: planes,
-            rows: side,
-            cols: side,
-            decisions: rules.decision_count(),
-            blocks: 6,
-            channels: 64,
-            value_hidden: 64,
-        };
+    for (name, side, blocks, channels, value_hidden) in NETWORKS {
+        let config = config(side, blocks, channels, value_hidden);
         let net = config.init(&device).valid();
         for batch in [1usize, 64, 256] {
-            let values: Vec<f32> = (0..batch * planes * side * side)
-                .map(|i| (i % 3) as f32 * 0.5)
-                .collect();
-            let input = Tensor::<4>::from_data(
-                TensorData::new(values, [batch, planes, side, side]),
+            let input = tensor(
+                [batch, config.input_planes, config.rows, config.cols],
                 &device,
             );
             group.throughput(Throughput::Elements(batch as u64));
-            group.bench_with_input(
-                BenchmarkId::new(format!("{side}x{side}"), batch),
-                &input,
-                |b, input| {
-                    b.iter(|| {
-                        let output = net.forward(input.clone());
-                        output.policy_logits.into_data()
-                    })
-                },
-            );
+            group.bench_with_input(BenchmarkId::new(name, batch), &input, |b, input| {
+                b.iter(|| net.forward(input.clone()).policy_logits.into_data())
+            });
         }
     }
     group.finish();
 }
 
-criterion_group!(benches, inference);
+fn training(c: &mut Criterion) {
+    let device = Device::flex().autodiff();
+    let mut group = c.benchmark_group("nn/flex/train");
+    group.sample_size(10);
+    for (name, side, blocks, channels, value_hidden) in NETWORKS {
+        let config = config(side, blocks, channels, value_hidden);
+        for batch in [128usize, 256] {
+            let input = tensor(
+                [batch, config.input_planes, config.rows, config.cols],
+                &device,
+            );
+            let policy_target = tensor([batch, config.decisions], &device) / 37.0;
+            let wdl_target = tensor([batch, 3], &device) / 1.5;
+            let score_target = tensor([batch, 1], &device) - 0.5;
+            let mut optimizer = AdamConfig::new().init();
+            let mut net = Some(config.init(&device).train());
+            group.throughput(Throughput::Elements(batch as u64));
+            group.bench_function(BenchmarkId::new(name, batch), |b| {
+                b.iter(|| {
+                    let current = net.take().expect("the network between steps");
+                    let output = current.forward(input.clone());
+                    let loss = (log_softmax(output.policy_logits, 1) * policy_target.clone())
+                        .sum_dim(1)
+                        .mean()
+                        .neg()
+                        - (log_softmax(output.wdl_logits, 1) * wdl_target.clone())
+                            .sum_dim(1)
+                            .mean()
+                        + (output.score - score_target.clone())
+                            .powf_scalar(2.0)
+                            .mean();
+                    let gradients = GradientsParams::from_grads(loss.backward(), &current);
+                    net = Some(optimizer.step(1e-3, current, gradients));
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, inference, training);
 criterion_main!(benches);

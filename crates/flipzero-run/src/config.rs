@@ -209,17 +209,32 @@ impl RunConfig {
         within("network.channels", network.channels, 1, 1024)?;
         within("network.value_hidden", network.value_hidden, 1, 4096)?;
         let play = &self.selfplay;
-        within("selfplay.games_per_iteration", play.games_per_iteration, 1, 1_000_000)?;
+        within(
+            "selfplay.games_per_iteration",
+            play.games_per_iteration,
+            1,
+            1_000_000,
+        )?;
         within("selfplay.parallel_games", play.parallel_games, 1, 4096)?;
         within("selfplay.workers", play.workers, 1, 1024)?;
         within("selfplay.simulations", play.simulations, 1, 1_000_000)?;
         within("selfplay.c_puct", play.c_puct, 0.0, 100.0)?;
         within("selfplay.noise_fraction", play.noise_fraction, 0.0, 1.0)?;
-        within("selfplay.dirichlet_alpha", play.dirichlet_alpha, 0.001, 100.0)?;
+        within(
+            "selfplay.dirichlet_alpha",
+            play.dirichlet_alpha,
+            0.001,
+            100.0,
+        )?;
         within("selfplay.solve_empties", play.solve_empties, 0, 24)?;
         let train = &self.train;
         within("train.batch_size", train.batch_size, 1, 65_536)?;
-        within("train.steps_per_iteration", train.steps_per_iteration, 1, 10_000_000)?;
+        within(
+            "train.steps_per_iteration",
+            train.steps_per_iteration,
+            1,
+            10_000_000,
+        )?;
         within("train.window_samples", train.window_samples, 1, 100_000_000)?;
         within("train.learning_rate", train.learning_rate, 1e-9, 10.0)?;
         within("train.final_fraction", train.final_fraction, 0.0, 1.0)?;

@@ -122,7 +122,12 @@ impl RunDir {
         let prefix = format!("step-{step:09}-game-");
         let mut games: Vec<u64> = file_names(&self.shards())?
             .iter()
-            .filter_map(|name| name.strip_prefix(&prefix)?.strip_suffix(".shard")?.parse().ok())
+            .filter_map(|name| {
+                name.strip_prefix(&prefix)?
+                    .strip_suffix(".shard")?
+                    .parse()
+                    .ok()
+            })
             .collect();
         games.sort_unstable();
         Ok(games)

@@ -54,7 +54,9 @@ pub enum RunError {
     #[error("{0}")]
     Mismatch(String),
     /// Too few samples to train on.
-    #[error("the replay window holds {have} samples, fewer than one batch of {need}: play more games first")]
+    #[error(
+        "the replay window holds {have} samples, fewer than one batch of {need}: play more games first"
+    )]
     NotEnoughSamples {
         /// Samples found.
         have: usize,
@@ -70,6 +72,8 @@ pub struct EvaluateOptions {
     pub step: Option<u64>,
     /// Openings, each played with both colours.
     pub openings: Option<usize>,
+    /// Random plies from the start that make each opening.
+    pub opening_plies: Option<u32>,
     /// Opponents, as `random` or `engine:depth=N`.
     pub opponents: Option<Vec<String>>,
     /// Simulations per decision of the network's agent.
@@ -88,11 +92,9 @@ pub struct Run {
 
 /// A stream of numbers mixed into one seed.
 fn mix(values: &[u64]) -> u64 {
-    values
-        .iter()
-        .fold(0x243f_6a88_85a3_08d3, |seed, &value| {
-            flipzero_core::position::mix64(seed ^ value)
-        })
+    values.iter().fold(0x243f_6a88_85a3_08d3, |seed, &value| {
+        flipzero_core::position::mix64(seed ^ value)
+    })
 }
 
 impl Run {
@@ -109,8 +111,8 @@ impl Run {
         device: Device,
     ) -> Result<Self, RunError> {
         let config = RunConfig::load(config_path)?;
-        let text = std::fs::read_to_string(config_path)
-            .map_err(|e| FileError::io(config_path, e))?;
+        let text =
+            std::fs::read_to_string(config_path).map_err(|e| FileError::io(config_path, e))?;
         if dir.config_path().exists() {
             let stored = Self::open(dir.clone(), device.clone())?;
             if stored.config.rules.to_toml() != config.rules.to_toml() {
@@ -337,8 +339,11 @@ impl Run {
         let mut trainer_config = self.config.train_config();
         // Each stage draws other symmetries than the last.
         trainer_config.seed = mix(&[self.config.config.seed, step, 1]);
-        let mut trainer =
-            Trainer::load(&self.dir.checkpoint_path(step), trainer_config, &self.device)?;
+        let mut trainer = Trainer::load(
+            &self.dir.checkpoint_path(step),
+            trainer_config,
+            &self.device,
+        )?;
         if trainer.net_config() != &self.config.net_config() {
             return Err(RunError::Mismatch(
                 "the newest checkpoint has another network than the run's config".to_owned(),
@@ -426,7 +431,7 @@ impl Run {
         let suite = random_openings::<W>(
             rules,
             count,
-            evaluate.opening_plies,
+            options.opening_plies.unwrap_or(evaluate.opening_plies),
             mix(&[self.config.config.seed, 3]),
         );
         let weights = WeightsFile::embedded()

@@ -38,7 +38,11 @@ fn the_loop_plays_trains_and_evaluates_then_stops_at_its_budget() {
         iterations.push((iteration, records.len()));
     })
     .unwrap();
-    assert_eq!(iterations, [(1, 2), (2, 4)], "evaluation after the 2nd iteration only");
+    assert_eq!(
+        iterations,
+        [(1, 2), (2, 4)],
+        "evaluation after the 2nd iteration only"
+    );
     assert_eq!(dir.checkpoint_steps().unwrap(), [0, 3, 6]);
     assert_eq!(dir.games_of_step(0).unwrap(), (0..6).collect::<Vec<_>>());
     assert_eq!(dir.games_of_step(3).unwrap(), (0..6).collect::<Vec<_>>());
@@ -46,11 +50,16 @@ fn the_loop_plays_trains_and_evaluates_then_stops_at_its_budget() {
     let records = dir.records().unwrap();
     assert_eq!(
         stages(&records),
-        ["selfplay", "train", "selfplay", "train", "evaluate", "evaluate"]
+        [
+            "selfplay", "train", "selfplay", "train", "evaluate", "evaluate"
+        ]
     );
     let mut clock = 0.0;
     for record in &records {
-        assert!(record.elapsed_seconds() >= clock, "the run clock only grows");
+        assert!(
+            record.elapsed_seconds() >= clock,
+            "the run clock only grows"
+        );
         clock = record.elapsed_seconds();
     }
     match &records[0] {
@@ -85,7 +94,9 @@ fn the_loop_plays_trains_and_evaluates_then_stops_at_its_budget() {
     }
     // A finished run does nothing more when started again.
     let again = Run::start(dir.clone(), &config, Device::flex()).unwrap();
-    again.run_loop(&Silent, |_, _| panic!("no iteration left")).unwrap();
+    again
+        .run_loop(&Silent, |_, _| panic!("no iteration left"))
+        .unwrap();
     assert_eq!(dir.records().unwrap().len(), records.len());
 }
 
@@ -106,9 +117,16 @@ fn a_stage_cut_short_plays_only_the_missing_games() {
         other => panic!("{other:?}"),
     }
     assert_eq!(dir.games_of_step(0).unwrap(), (0..6).collect::<Vec<_>>());
-    assert!(resumed.self_play(6, &Silent).unwrap().is_none(), "nothing left");
+    assert!(
+        resumed.self_play(6, &Silent).unwrap().is_none(),
+        "nothing left"
+    );
     // A half-written temporary file left by a kill is not a shard.
-    std::fs::write(dir.shards().join(".step-000000000-game-000009.shard.tmp"), b"FLIPZ").unwrap();
+    std::fs::write(
+        dir.shards().join(".step-000000000-game-000009.shard.tmp"),
+        b"FLIPZ",
+    )
+    .unwrap();
     match resumed.train(2, &Silent).unwrap() {
         Record::Train { step, window, .. } => {
             assert_eq!(step, 2);
@@ -130,14 +148,22 @@ fn a_corrupt_shard_stops_training_with_its_name() {
     let bytes = std::fs::read(&path).unwrap();
     std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
     let error = run.train(1, &Silent).unwrap_err().to_string();
-    assert!(error.contains("step-000000000-game-000001.shard"), "{error}");
+    assert!(
+        error.contains("step-000000000-game-000001.shard"),
+        "{error}"
+    );
 }
 
 #[test]
 fn too_few_samples_is_an_error_not_a_panic() {
     let folder = tempfile::tempdir().unwrap();
     let config = write_config(folder.path(), "tiny.toml", TINY);
-    let run = Run::start(RunDir::new(folder.path().join("run")), &config, Device::flex()).unwrap();
+    let run = Run::start(
+        RunDir::new(folder.path().join("run")),
+        &config,
+        Device::flex(),
+    )
+    .unwrap();
     assert!(matches!(
         run.train(1, &Silent),
         Err(RunError::NotEnoughSamples { have: 0, need: 16 })
@@ -183,7 +209,12 @@ fn a_directory_of_another_run_is_refused() {
 fn evaluation_options_replace_the_configs_opponents() {
     let folder = tempfile::tempdir().unwrap();
     let config = write_config(folder.path(), "tiny.toml", TINY);
-    let run = Run::start(RunDir::new(folder.path().join("run")), &config, Device::flex()).unwrap();
+    let run = Run::start(
+        RunDir::new(folder.path().join("run")),
+        &config,
+        Device::flex(),
+    )
+    .unwrap();
     let options = EvaluateOptions {
         openings: Some(3),
         opponents: Some(vec!["engine:depth=2".to_owned()]),
@@ -211,10 +242,22 @@ fn evaluation_options_replace_the_configs_opponents() {
 #[test]
 fn bad_configs_are_refused_naming_the_key() {
     let cases = [
-        (TINY.replace("blocks = 1", "blocks = 1\nlayers = 3"), "layers"),
-        (TINY.replace("simulations = 8\nc_puct", "simulations = 0\nc_puct"), "selfplay.simulations"),
-        (TINY.replace("learning_rate = 0.002", "learning_rate = -1.0"), "train.learning_rate"),
-        (TINY.replace(r#"variant = "othello""#, r#"variant = "otello""#), "otello"),
+        (
+            TINY.replace("blocks = 1", "blocks = 1\nlayers = 3"),
+            "layers",
+        ),
+        (
+            TINY.replace("simulations = 8\nc_puct", "simulations = 0\nc_puct"),
+            "selfplay.simulations",
+        ),
+        (
+            TINY.replace("learning_rate = 0.002", "learning_rate = -1.0"),
+            "train.learning_rate",
+        ),
+        (
+            TINY.replace(r#"variant = "othello""#, r#"variant = "otello""#),
+            "otello",
+        ),
         (TINY.replace(r#""random", "#, r#""randm", "#), "randm"),
         (TINY.replace("size = 6", "size = 5"), "variant"),
         (TINY.replace("[train]", "[training]"), "training"),
@@ -229,15 +272,62 @@ fn bad_configs_are_refused_naming_the_key() {
 }
 
 #[test]
-fn every_committed_run_config_is_valid() {
+fn every_committed_run_config_is_valid_and_every_preset_has_a_small_run() {
     let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/runs");
-    let mut count = 0;
-    for entry in std::fs::read_dir(&folder).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "toml") {
-            RunConfig::load(&path).unwrap_or_else(|e| panic!("{e}"));
-            count += 1;
+    let mut small = Vec::new();
+    for sub in [folder.clone(), folder.join("small")] {
+        for entry in std::fs::read_dir(&sub).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "toml") {
+                let config = RunConfig::load(&path).unwrap_or_else(|e| panic!("{e}"));
+                if sub.ends_with("small") {
+                    assert_eq!(
+                        path.file_stem().unwrap().to_str().unwrap(),
+                        config.config.variant,
+                        "small runs are named after their preset"
+                    );
+                    small.push(config.config.variant);
+                }
+            }
         }
     }
-    assert!(count >= 1);
+    small.sort();
+    let mut presets: Vec<String> = flipzero_core::Preset::ALL
+        .iter()
+        .map(|preset| preset.name().to_owned())
+        .collect();
+    presets.sort();
+    assert_eq!(small, presets);
+}
+
+#[test]
+fn every_preset_runs_an_iteration_of_the_loop() {
+    let folder = tempfile::tempdir().unwrap();
+    for preset in flipzero_core::Preset::ALL {
+        let text = TINY
+            .replace(
+                r#"variant = "othello""#,
+                &format!(r#"variant = "{}""#, preset.name()),
+            )
+            .replace("games_per_iteration = 6", "games_per_iteration = 2")
+            .replace("simulations = 8", "simulations = 4")
+            // Reversi II games can end after one move (a disc of the opponent's colour
+            // that turns every disc to one colour leaves nobody a flanking move).
+            .replace("batch_size = 16", "batch_size = 2")
+            .replace("every_iterations = 2", "every_iterations = 1")
+            .replace("openings = 2", "openings = 1")
+            .replace(r#"["random", "engine:depth=1"]"#, r#"["engine:depth=1"]"#)
+            .replace("iterations = 2", "iterations = 1");
+        let config = write_config(folder.path(), &format!("{}.toml", preset.name()), &text);
+        let dir = RunDir::new(folder.path().join(preset.name()));
+        let run = Run::start(dir.clone(), &config, Device::flex()).unwrap();
+        run.run_loop(&Silent, |_, _| {})
+            .unwrap_or_else(|e| panic!("{}: {e}", preset.name()));
+        assert_eq!(
+            stages(&dir.records().unwrap()),
+            ["selfplay", "train", "evaluate"],
+            "{}",
+            preset.name()
+        );
+    }
 }

@@ -91,7 +91,9 @@ pub fn play<W: Bitboard>(
 ) -> Vec<GameRecord> {
     let ids: Vec<u64> = (0..config.games as u64).collect();
     let mut finished = Vec::with_capacity(ids.len());
-    play_games(rules, config, &ids, evaluator, |_, record| finished.push(record));
+    play_games(rules, config, &ids, evaluator, |_, record| {
+        finished.push(record)
+    });
     finished
 }
 
@@ -219,7 +221,10 @@ pub fn play_parallel<W, E, F, G>(
     let shares: Vec<Vec<u64>> = (0..workers)
         .map(|worker| ids.iter().copied().skip(worker).step_by(workers).collect())
         .collect();
-    shares.into_par_iter().enumerate().for_each(|(worker, share)| {
-        play_games(rules, config, &share, &mut make_evaluator(worker), &on_game);
-    });
+    shares
+        .into_par_iter()
+        .enumerate()
+        .for_each(|(worker, share)| {
+            play_games(rules, config, &share, &mut make_evaluator(worker), &on_game);
+        });
 }

@@ -139,7 +139,11 @@ fn workers_share_the_games_and_each_game_is_whole() {
     for (_, record) in &records {
         check(&rules, record);
     }
-    assert_eq!(records, by_workers(2), "games depend on their ids, not on the workers");
+    assert_eq!(
+        records,
+        by_workers(2),
+        "games depend on their ids, not on the workers"
+    );
     // A game played alone, by its id, is the same game.
     let mut alone = Vec::new();
     flipzero_selfplay::play_games::<u64>(

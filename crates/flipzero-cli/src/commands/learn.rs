@@ -78,6 +78,9 @@ pub(crate) struct EvaluateArgs {
     /// Openings, each played with both colours; the config's count when absent.
     #[arg(long)]
     openings: Option<usize>,
+    /// Random plies from the start that make each opening; the config's when absent.
+    #[arg(long)]
+    opening_plies: Option<u32>,
     /// An opponent (`random`, `engine:depth=4`, ...); repeat for several. The config's
     /// opponents when absent.
     #[arg(long = "opponent")]
@@ -205,9 +208,7 @@ fn summary(iteration: u64, records: &[Record], elapsed: f64) -> String {
                 policy_loss,
                 wdl_loss,
                 ..
-            } => parts.push(format!(
-                "step {step} loss {policy_loss:.3}+{wdl_loss:.3}"
-            )),
+            } => parts.push(format!("step {step} loss {policy_loss:.3}+{wdl_loss:.3}")),
             Record::Evaluate {
                 opponent, score, ..
             } => parts.push(format!("vs {opponent} {:.0}%", score * 100.0)),
@@ -269,6 +270,7 @@ pub(crate) fn evaluate(args: &EvaluateArgs) -> anyhow::Result<()> {
     let options = EvaluateOptions {
         step: args.step,
         openings: args.openings,
+        opening_plies: args.opening_plies,
         opponents: (!args.opponents.is_empty()).then(|| args.opponents.clone()),
         simulations: args.simulations,
     };

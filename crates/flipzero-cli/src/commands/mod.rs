@@ -2,9 +2,9 @@
 
 pub(crate) mod analyze;
 mod engine_setup;
+pub(crate) mod learn;
 pub(crate) mod perft;
 pub(crate) mod play;
-pub(crate) mod learn;
 pub(crate) mod replay;
 pub(crate) mod solve;
 pub(crate) mod tune;
