@@ -1,8 +1,14 @@
 //! Agents: anything that picks a decision for the side to move.
 
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use burn::tensor::Device;
+use flipzero_core::rules::Objective;
 use flipzero_core::{Bitboard, Decision, Game, Rules};
-use flipzero_engine::{Engine, SearchConfig, Weights};
-use flipzero_mcts::{Evaluator, Mcts, MctsConfig};
+use flipzero_engine::{Engine, SearchConfig, Weights, WeightsFile};
+use flipzero_mcts::{Evaluator, Mcts, MctsConfig, UniformEvaluator};
+use flipzero_nn::{CheckpointError, NetEvaluator, PolicyValueNet};
 use rand::SeedableRng;
 use rand::seq::IndexedRandom;
 use rand_chacha::ChaCha8Rng;
@@ -66,6 +72,8 @@ impl<W: Bitboard> Agent<W> for EngineAgent<W> {
 pub struct MctsAgent<W: Bitboard, E: Evaluator<W>> {
     rules: Rules,
     config: MctsConfig,
+    /// Search for this long instead of `config.simulations` simulations.
+    time: Option<Duration>,
     evaluator: E,
     tree: Option<Mcts<W>>,
 }
@@ -76,9 +84,16 @@ impl<W: Bitboard, E: Evaluator<W>> MctsAgent<W, E> {
         Self {
             rules: rules.clone(),
             config,
+            time: None,
             evaluator,
             tree: None,
         }
+    }
+
+    /// Searches each decision for `time` rather than a number of simulations.
+    pub fn with_time(mut self, time: Duration) -> Self {
+        self.time = Some(time);
+        self
     }
 
     /// The tree rooted at `game`: the kept one advanced through the decisions played since,
@@ -107,21 +122,139 @@ impl<W: Bitboard, E: Evaluator<W>> MctsAgent<W, E> {
 impl<W: Bitboard, E: Evaluator<W>> Agent<W> for MctsAgent<W, E> {
     fn choose(&mut self, game: &Game<W>) -> Decision {
         let mut tree = self.tree_at(game);
-        let decision = tree.search(&mut self.evaluator).best();
+        let decision = match self.time {
+            None => tree.search(&mut self.evaluator).best(),
+            Some(limit) => {
+                // Simulations one at a time until the time is spent (at least one).
+                let deadline = Instant::now() + limit;
+                tree.prepare_root(&mut self.evaluator);
+                loop {
+                    let leaf = tree.descend();
+                    let evaluated = tree.leaf_request(&leaf).map(|(position, decisions)| {
+                        let evaluation = self
+                            .evaluator
+                            .evaluate(&self.rules, &[(position, &decisions)])
+                            .pop()
+                            .expect("one evaluation per position");
+                        (decisions, evaluation)
+                    });
+                    tree.finish(leaf, evaluated);
+                    if Instant::now() >= deadline {
+                        break;
+                    }
+                }
+                tree.result().best()
+            }
+        };
         tree.advance(decision);
         self.tree = Some(tree);
         decision
     }
 }
 
-/// An agent named in a config or on the command line that needs no network: `random`,
-/// `engine` or `engine:depth=4,...` (the options of [`SearchConfig`]).
+/// The decision that leaves the mover the most discs (the fewest under a fewest-discs
+/// objective), ties broken at random: the classic beginner's strategy.
+pub struct GreedyAgent {
+    rules: Rules,
+    rng: ChaCha8Rng,
+}
+
+impl GreedyAgent {
+    /// A greedy player seeded by `seed`.
+    pub fn new(rules: &Rules, seed: u64) -> Self {
+        Self {
+            rules: rules.clone(),
+            rng: ChaCha8Rng::seed_from_u64(seed),
+        }
+    }
+}
+
+impl<W: Bitboard> Agent<W> for GreedyAgent {
+    fn choose(&mut self, game: &Game<W>) -> Decision {
+        let mover = game.side_to_move();
+        let fewest = self.rules.spec().objective == Objective::FewestDiscs;
+        let scored: Vec<(Decision, i64)> = game
+            .legal_decisions(&self.rules)
+            .into_iter()
+            .map(|decision| {
+                let next = game.play_unchecked(&self.rules, decision);
+                let own = i64::from(next.discs(mover).count());
+                let other = i64::from(next.discs(mover.opponent()).count());
+                (decision, if fewest { other - own } else { own - other })
+            })
+            .collect();
+        let best = scored
+            .iter()
+            .map(|&(_, s)| s)
+            .max()
+            .expect("a legal decision");
+        let ties: Vec<Decision> = scored
+            .into_iter()
+            .filter(|&(_, s)| s == best)
+            .map(|(d, _)| d)
+            .collect();
+        *ties.choose(&mut self.rng).expect("a best decision")
+    }
+}
+
+/// An agent named in a config or on the command line:
+///
+/// - `random`, `greedy`;
+/// - `engine` or `engine:depth=4,...` (the options of [`SearchConfig`]);
+/// - `mcts:checkpoint=<file>,simulations=200` or `...,time=0.5` (seconds per decision): MCTS
+///   with a network checkpoint; without `checkpoint`, with a uniform evaluator. Options
+///   `solve=EMPTIES` (exact values at leaves, default 12) and `cpuct=C`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AgentSpec {
     /// [`RandomAgent`].
     Random,
+    /// [`GreedyAgent`].
+    Greedy,
     /// [`EngineAgent`] with these settings.
     Engine(SearchConfig),
+    /// [`MctsAgent`].
+    Mcts(MctsSpec),
+}
+
+/// How an MCTS agent searches and with which network.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MctsSpec {
+    /// The network's checkpoint; a uniform evaluator when `None`.
+    pub checkpoint: Option<PathBuf>,
+    /// Simulations per decision (when no time is given).
+    pub simulations: u32,
+    /// Time per decision.
+    pub time: Option<Duration>,
+    /// Exact solver values at leaves with this many empties or fewer.
+    pub solve_empties: u32,
+    /// PUCT's exploration constant.
+    pub c_puct: f32,
+}
+
+impl Default for MctsSpec {
+    fn default() -> Self {
+        Self {
+            checkpoint: None,
+            simulations: 200,
+            time: None,
+            solve_empties: 12,
+            c_puct: MctsConfig::default().c_puct,
+        }
+    }
+}
+
+impl MctsSpec {
+    /// The search settings (no noise: agents play their best).
+    pub fn mcts_config(&self, seed: u64) -> MctsConfig {
+        MctsConfig {
+            simulations: self.simulations,
+            c_puct: self.c_puct,
+            noise_fraction: 0.0,
+            seed,
+            solve_empties: self.solve_empties,
+            ..MctsConfig::default()
+        }
+    }
 }
 
 /// An agent name that is not understood.
@@ -130,6 +263,53 @@ pub enum AgentSpec {
 pub struct AgentSpecError {
     text: String,
     reason: String,
+}
+
+const AGENT_FORMS: &str = "use `random`, `greedy`, `engine`, `engine:depth=4` (options depth, \
+    nodes, time, solve, end, random, seed), or `mcts:checkpoint=FILE,simulations=N` (options \
+    checkpoint, simulations, time, solve, cpuct)";
+
+fn parse_mcts(options: &str) -> Result<MctsSpec, String> {
+    let mut spec = MctsSpec::default();
+    for option in options.split(',').map(str::trim).filter(|o| !o.is_empty()) {
+        let (key, value) = option
+            .split_once('=')
+            .ok_or_else(|| format!("`{option}`: expected key=value"))?;
+        let bad = |what: &str| format!("`{option}`: {what}");
+        match key {
+            "checkpoint" => spec.checkpoint = Some(PathBuf::from(value)),
+            "simulations" => {
+                spec.simulations = value
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=10_000_000).contains(n))
+                    .ok_or_else(|| bad("use 1 to 10000000 simulations"))?;
+            }
+            "time" => {
+                let seconds: f64 = value.parse().map_err(|_| bad("not a number of seconds"))?;
+                if !(seconds.is_finite() && seconds > 0.0 && seconds <= 1e6) {
+                    return Err(bad("use a time above 0 and at most a million seconds"));
+                }
+                spec.time = Some(Duration::from_secs_f64(seconds));
+            }
+            "solve" => {
+                spec.solve_empties = value
+                    .parse()
+                    .ok()
+                    .filter(|&e| e <= 24)
+                    .ok_or_else(|| bad("use 0 to 24 empties"))?;
+            }
+            "cpuct" => {
+                spec.c_puct = value
+                    .parse()
+                    .ok()
+                    .filter(|c: &f32| c.is_finite() && *c >= 0.0)
+                    .ok_or_else(|| bad("use a number of 0 or more"))?;
+            }
+            _ => return Err(bad("unknown option")),
+        }
+    }
+    Ok(spec)
 }
 
 impl std::str::FromStr for AgentSpec {
@@ -142,38 +322,120 @@ impl std::str::FromStr for AgentSpec {
         };
         match text.split_once(':') {
             None if text == "random" => Ok(AgentSpec::Random),
+            None if text == "greedy" => Ok(AgentSpec::Greedy),
             None if text == "engine" => Ok(AgentSpec::Engine(SearchConfig::default())),
+            None if text == "mcts" => Ok(AgentSpec::Mcts(MctsSpec::default())),
             Some(("engine", options)) => options
                 .parse()
                 .map(AgentSpec::Engine)
                 .map_err(|e: flipzero_engine::search::ConfigError| error(e.to_string())),
-            _ => Err(error(
-                "use `random`, `engine` or `engine:depth=4` (options depth, nodes, time, solve, \
-                 end, random, seed)"
-                    .to_owned(),
-            )),
+            Some(("mcts", options)) => parse_mcts(options).map(AgentSpec::Mcts).map_err(error),
+            _ => Err(error(AGENT_FORMS.to_owned())),
         }
     }
 }
 
-impl AgentSpec {
-    /// The agent, its random choices seeded by `seed` (mixed into the engine's own seed).
-    pub fn build<W: Bitboard>(
-        &self,
+/// What it takes to build an agent for each game: the spec with its network loaded once.
+pub struct AgentFactory {
+    spec: AgentSpec,
+    rules: Rules,
+    weights: Weights,
+    network: Option<(PolicyValueNet, Device)>,
+}
+
+/// An agent that cannot be prepared.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    /// The checkpoint cannot be read.
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    /// The checkpoint is of other rules.
+    #[error("{path}: a network for other rules")]
+    OtherRules {
+        /// The checkpoint.
+        path: String,
+    },
+    /// No evaluation weights for the rules.
+    #[error(transparent)]
+    Weights(#[from] flipzero_engine::eval::WeightsError),
+}
+
+impl AgentFactory {
+    /// Prepares `spec` for `rules`: the engine's embedded weights, the network's checkpoint
+    /// loaded onto `device` and checked against the rules.
+    ///
+    /// # Errors
+    /// An unreadable checkpoint, one of other rules, or rules without evaluation weights.
+    pub fn new(spec: &AgentSpec, rules: &Rules, device: &Device) -> Result<Self, AgentError> {
+        let weights = WeightsFile::embedded().weights_for(rules, "embedded weights")?;
+        let network = match spec {
+            AgentSpec::Mcts(MctsSpec {
+                checkpoint: Some(path),
+                ..
+            }) => {
+                let loaded = flipzero_nn::checkpoint::load(path, device)?;
+                if loaded.meta.rules != *rules.spec() {
+                    return Err(AgentError::OtherRules {
+                        path: path.display().to_string(),
+                    });
+                }
+                Some((loaded.net, device.clone()))
+            }
+            _ => None,
+        };
+        Ok(Self::with_network(spec, rules, weights, network))
+    }
+
+    /// Prepares `spec` with a network already in memory (used for an MCTS spec without a
+    /// checkpoint file).
+    pub fn with_network(
+        spec: &AgentSpec,
         rules: &Rules,
-        weights: &Weights,
-        seed: u64,
-    ) -> Box<dyn Agent<W>> {
-        match self {
+        weights: Weights,
+        network: Option<(PolicyValueNet, Device)>,
+    ) -> Self {
+        Self {
+            spec: spec.clone(),
+            rules: rules.clone(),
+            weights,
+            network,
+        }
+    }
+
+    /// A fresh agent for one game, its random choices seeded by `seed`.
+    pub fn build<W: Bitboard>(&self, seed: u64) -> Box<dyn Agent<W>> {
+        let rules = &self.rules;
+        match &self.spec {
             AgentSpec::Random => Box::new(RandomAgent::new(rules, seed)),
+            AgentSpec::Greedy => Box::new(GreedyAgent::new(rules, seed)),
             AgentSpec::Engine(config) => Box::new(EngineAgent::new(
                 rules,
-                weights.clone(),
+                self.weights.clone(),
                 SearchConfig {
                     seed: config.seed ^ seed,
                     ..config.clone()
                 },
             )),
+            AgentSpec::Mcts(spec) => {
+                let config = spec.mcts_config(seed);
+                match &self.network {
+                    Some((net, device)) => {
+                        let agent =
+                            MctsAgent::new(rules, config, NetEvaluator::new(rules, net, device));
+                        match spec.time {
+                            Some(time) => Box::new(agent.with_time(time)),
+                            None => Box::new(agent),
+                        }
+                    }
+                    None => {
+                        let agent = MctsAgent::new(rules, config, UniformEvaluator);
+                        match spec.time {
+                            Some(time) => Box::new(agent.with_time(time)),
+                            None => Box::new(agent),
+                        }
+                    }
+                }
+            }
         }
     }
 }

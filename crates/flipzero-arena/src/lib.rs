@@ -8,7 +8,10 @@ pub mod matches;
 pub mod openings;
 pub mod tournament;
 
-pub use agent::{Agent, AgentSpec, AgentSpecError, EngineAgent, MctsAgent, RandomAgent};
+pub use agent::{
+    Agent, AgentError, AgentFactory, AgentSpec, AgentSpecError, EngineAgent, GreedyAgent,
+    MctsAgent, MctsSpec, RandomAgent,
+};
 pub use elo::{PairResult, Rating, Sprt, SprtDecision, ratings};
 pub use matches::{GameResult, MatchResult, play_game, play_paired};
 pub use openings::{balanced_openings, random_openings};

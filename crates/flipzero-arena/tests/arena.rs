@@ -2,8 +2,8 @@
 //! agent's side, and strength in the expected order.
 
 use flipzero_arena::{
-    Agent, AgentSpec, MctsAgent, RandomAgent, balanced_openings, play_game, play_paired,
-    random_openings,
+    Agent, AgentFactory, AgentSpec, MctsAgent, MctsSpec, RandomAgent, balanced_openings, play_game,
+    play_paired, random_openings,
 };
 use flipzero_core::{Bitboard, Color, Game, Outcome, Preset, Rules};
 use flipzero_engine::{Engine, SearchConfig, WeightsFile};
@@ -13,6 +13,10 @@ fn weights(rules: &Rules) -> flipzero_engine::Weights {
     WeightsFile::embedded()
         .weights_for(rules, "embedded")
         .unwrap()
+}
+
+fn factory(spec: &AgentSpec, rules: &Rules) -> AgentFactory {
+    AgentFactory::new(spec, rules, &burn::tensor::Device::flex()).unwrap()
 }
 
 #[test]
@@ -127,18 +131,13 @@ fn komi_bidding_that_swaps_seats_is_scored_for_the_right_agent() {
     // Under bidding the seat that starts as Black may end up playing White. An engine of
     // depth 3 against a random player must still be credited with its wins.
     let rules = Preset::Komi.rules(Some(6)).unwrap();
-    let weights = weights(&rules);
     let openings = random_openings::<u64>(&rules, 6, 0, 11);
-    let engine = AgentSpec::Engine("depth=3".parse().unwrap());
+    let engine = factory(&AgentSpec::Engine("depth=3".parse().unwrap()), &rules);
+    let random = factory(&AgentSpec::Random, &rules);
     let result = play_paired(
         &rules,
         &openings,
-        |game| {
-            (
-                engine.build::<u64>(&rules, &weights, 0),
-                AgentSpec::Random.build::<u64>(&rules, &weights, game as u64),
-            )
-        },
+        |game| (engine.build::<u64>(0), random.build::<u64>(game as u64)),
         |_| {},
     );
     assert!(
@@ -149,18 +148,18 @@ fn komi_bidding_that_swaps_seats_is_scored_for_the_right_agent() {
 }
 
 #[test]
-fn strength_goes_random_then_shallow_then_deeper() {
+fn strength_goes_random_then_greedy_then_shallow_then_deeper() {
     let rules = Preset::Othello.rules(Some(6)).unwrap();
-    let weights = weights(&rules);
     let openings = random_openings::<u64>(&rules, 8, 2, 5);
     let score = |first: &AgentSpec, second: &AgentSpec| {
+        let (first, second) = (factory(first, &rules), factory(second, &rules));
         play_paired(
             &rules,
             &openings,
             |game| {
                 (
-                    first.build::<u64>(&rules, &weights, game as u64),
-                    second.build::<u64>(&rules, &weights, 100 + game as u64),
+                    first.build::<u64>(game as u64),
+                    second.build::<u64>(100 + game as u64),
                 )
             },
             |_| {},
@@ -174,6 +173,7 @@ fn strength_goes_random_then_shallow_then_deeper() {
             ..SearchConfig::default()
         })
     };
+    assert!(score(&AgentSpec::Greedy, &AgentSpec::Random) >= 0.6);
     assert!(score(&depth(1), &AgentSpec::Random) >= 0.8);
     assert!(score(&depth(4), &depth(1)) >= 0.6);
 }
@@ -212,8 +212,36 @@ fn agent_names_parse_or_say_what_is_wrong() {
             ..SearchConfig::default()
         })
     );
-    for bad in ["randm", "engine:depth=x", "mcts", ""] {
+    assert_eq!(
+        "mcts:checkpoint=a.ckpt,simulations=50,time=0.5"
+            .parse::<AgentSpec>()
+            .unwrap(),
+        AgentSpec::Mcts(MctsSpec {
+            checkpoint: Some("a.ckpt".into()),
+            simulations: 50,
+            time: Some(std::time::Duration::from_millis(500)),
+            ..MctsSpec::default()
+        })
+    );
+    for bad in ["randm", "engine:depth=x", "mcts:sims=3", "mcts:time=-1", ""] {
         let error = bad.parse::<AgentSpec>().unwrap_err().to_string();
         assert!(error.contains(&format!("`{bad}`")), "{error}");
     }
+}
+
+#[test]
+fn mcts_agents_search_by_time_and_refuse_a_missing_checkpoint() {
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    let timed = factory(&"mcts:time=0.02,solve=0".parse().unwrap(), &rules);
+    let game = Game::<u64>::try_start(&rules, 0).unwrap();
+    let started = std::time::Instant::now();
+    let decision = timed.build::<u64>(0).choose(&game);
+    assert!(game.legal_decisions(&rules).contains(&decision));
+    assert!(started.elapsed() >= std::time::Duration::from_millis(20));
+    let missing: AgentSpec = "mcts:checkpoint=/no/such/file.ckpt".parse().unwrap();
+    let error = AgentFactory::new(&missing, &rules, &burn::tensor::Device::flex())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(error.contains("/no/such/file.ckpt"), "{error}");
 }

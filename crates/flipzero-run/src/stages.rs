@@ -5,7 +5,9 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use burn::tensor::Device;
-use flipzero_arena::{Agent, AgentSpec, MctsAgent, play_paired, random_openings};
+use flipzero_arena::{
+    AgentFactory, AgentSpec, AgentSpecError, MctsSpec, play_paired, random_openings,
+};
 use flipzero_core::files::FileError;
 use flipzero_core::{Bitboard, Outcome, Rules, with_width};
 use flipzero_data::{ENCODER_VERSION, Sample, ShardHeader, replay_window, write_shard};
@@ -53,6 +55,9 @@ pub enum RunError {
     /// The directory holds another run.
     #[error("{0}")]
     Mismatch(String),
+    /// An evaluation opponent that cannot be prepared.
+    #[error("opponent: {0}")]
+    Opponent(String),
     /// Too few samples to train on.
     #[error(
         "the replay window holds {have} samples, fewer than one batch of {need}: play more games first"
@@ -422,11 +427,14 @@ impl Run {
         let evaluate = &self.config.config.evaluate;
         let count = options.openings.unwrap_or(evaluate.openings);
         let names = options.opponents.as_ref().unwrap_or(&evaluate.opponents);
-        let opponents: Vec<AgentSpec> = names
+        let opponents: Vec<AgentFactory> = names
             .iter()
-            .map(|name| name.parse())
-            .collect::<Result<_, _>>()
-            .map_err(|e: flipzero_arena::AgentSpecError| RunError::Mismatch(e.to_string()))?;
+            .map(|name| {
+                let spec: AgentSpec = name.parse().map_err(|e: AgentSpecError| e.to_string())?;
+                AgentFactory::new(&spec, rules, &self.device).map_err(|e| e.to_string())
+            })
+            .collect::<Result<_, String>>()
+            .map_err(RunError::Opponent)?;
         // The same openings at every checkpoint, so scores compare along the run.
         let suite = random_openings::<W>(
             rules,
@@ -434,11 +442,21 @@ impl Run {
             options.opening_plies.unwrap_or(evaluate.opening_plies),
             mix(&[self.config.config.seed, 3]),
         );
-        let weights = WeightsFile::embedded()
-            .weights_for(rules, "embedded weights")
-            .map_err(|e| RunError::Mismatch(e.to_string()))?;
-        let mut mcts = self.config.evaluate_mcts();
-        mcts.simulations = options.simulations.unwrap_or(mcts.simulations);
+        let mcts = self.config.evaluate_mcts();
+        let network = AgentFactory::with_network(
+            &AgentSpec::Mcts(MctsSpec {
+                checkpoint: None,
+                simulations: options.simulations.unwrap_or(mcts.simulations),
+                time: None,
+                solve_empties: mcts.solve_empties,
+                c_puct: mcts.c_puct,
+            }),
+            rules,
+            WeightsFile::embedded()
+                .weights_for(rules, "embedded weights")
+                .map_err(|e| RunError::Opponent(e.to_string()))?,
+            Some((net, self.device.clone())),
+        );
         let mut records = Vec::new();
         for (text, opponent) in names.iter().zip(&opponents) {
             let started = Instant::now();
@@ -447,12 +465,10 @@ impl Run {
                 rules,
                 &suite,
                 |game| {
-                    let network: Box<dyn Agent<W>> = Box::new(MctsAgent::new(
-                        rules,
-                        mcts.clone(),
-                        NetEvaluator::new(rules, &net, &self.device),
-                    ));
-                    (network, opponent.build::<W>(rules, &weights, game as u64))
+                    (
+                        network.build::<W>(game as u64),
+                        opponent.build::<W>(game as u64),
+                    )
                 },
                 |_| progress.advance(1),
             );
