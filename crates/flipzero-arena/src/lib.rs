@@ -1,9 +1,10 @@
 //! The arena: agents that choose decisions, opening suites, paired matches between two
 //! agents (every opening played once with each agent in each seat, in parallel), ratings
-//! (maximum-likelihood Elo, SPRT) and tournament pairings.
+//! (maximum-likelihood Elo, SPRT), the engine ladder and tournament pairings.
 
 pub mod agent;
 pub mod elo;
+pub mod ladder;
 pub mod matches;
 pub mod openings;
 pub mod tournament;

@@ -22,6 +22,8 @@ enum Command {
     Evaluate(commands::learn::EvaluateArgs),
     /// Make a run directory from a run config without running a stage.
     Init(commands::learn::InitArgs),
+    /// Rate a network checkpoint against the classical engine at depths 1 to N (Elo).
+    Ladder(commands::ladder::LadderArgs),
     /// Self-play, training and evaluation in turn on a run directory; resumes a stopped run.
     Loop(commands::learn::LoopArgs),
     /// Count move sequences from a position (move generator check and speed test).
@@ -53,6 +55,7 @@ fn main() -> ExitCode {
         Command::Solve(args) => commands::solve::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Evaluate(args) => commands::learn::evaluate(&args).map(|()| ExitCode::SUCCESS),
         Command::Init(args) => commands::learn::init(&args).map(|()| ExitCode::SUCCESS),
+        Command::Ladder(args) => commands::ladder::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Loop(args) => commands::learn::run_loop(&args).map(|()| ExitCode::SUCCESS),
         Command::Selfplay(args) => commands::learn::self_play(&args).map(|()| ExitCode::SUCCESS),
         Command::Train(args) => commands::learn::train(&args).map(|()| ExitCode::SUCCESS),

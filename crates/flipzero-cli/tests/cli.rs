@@ -562,3 +562,59 @@ fn the_stages_run_as_separate_commands_on_one_run_directory() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("config.toml"), "{stderr}");
 }
+
+#[test]
+fn ladder_rates_a_checkpoint_against_engine_depths() {
+    let folder = tempfile::tempdir().unwrap();
+    let run = folder.path().join("run");
+    let config = tiny_run_config();
+    let output = flipzero()
+        .args([
+            "init",
+            "--config",
+            config.to_str().unwrap(),
+            "--run-dir",
+            run.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let checkpoint = run.join("checkpoints").join("step-000000000.ckpt");
+    let output = flipzero()
+        .args(["ladder", "--checkpoint", checkpoint.to_str().unwrap()])
+        .args([
+            "--depth",
+            "2",
+            "--openings",
+            "2",
+            "--simulations",
+            "4",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["step"], 0);
+    assert_eq!(report["rungs"][0]["elo"], 0.0, "depth 1 anchors the scale");
+    assert_eq!(report["rungs"].as_array().unwrap().len(), 2);
+    // The candidate against each rung, then depth 2 against depth 1: 4 games each.
+    let matches = report["matches"].as_array().unwrap();
+    assert_eq!(matches.len(), 3);
+    assert_eq!(matches[2]["first"], "depth 2");
+    for found in matches {
+        assert_eq!(found["games"], 4);
+    }
+    assert!(report["elo"].as_f64().unwrap().is_finite());
+    // A file that is not a checkpoint is refused with its name.
+    let output = flipzero()
+        .args(["ladder", "--checkpoint", config.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("tiny.toml"));
+}

@@ -2,6 +2,7 @@
 
 pub(crate) mod analyze;
 mod engine_setup;
+pub(crate) mod ladder;
 pub(crate) mod learn;
 pub(crate) mod perft;
 pub(crate) mod play;

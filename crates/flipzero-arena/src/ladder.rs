@@ -1,0 +1,107 @@
+//! The engine ladder: an agent rated against the classical engine at depths 1 to N. Every
+//! rung plays the next one and the candidate plays every rung, each as a paired match over
+//! the same openings; maximum-likelihood Elo over all those games puts the candidate on the
+//! ladder's scale, depth 1 at 0.
+
+use flipzero_core::{Bitboard, Game, Rules};
+use flipzero_engine::SearchConfig;
+
+use crate::agent::{AgentFactory, AgentSpec};
+use crate::elo::{EloError, PairResult, Rating, ratings};
+use crate::matches::{GameResult, MatchResult, play_paired};
+
+/// The engine at `depth` as a ladder rung, with its default settings (exact play from 12
+/// empties), as `engine:depth=N` names it.
+pub fn rung(depth: u32) -> AgentSpec {
+    AgentSpec::Engine(SearchConfig {
+        depth,
+        ..SearchConfig::default()
+    })
+}
+
+/// One match of the ladder, from its first agent's side.
+#[derive(Clone, Debug)]
+pub struct LadderMatch {
+    /// Who played first: `candidate` or `depth N`.
+    pub first: String,
+    /// The other.
+    pub second: String,
+    /// The games.
+    pub result: MatchResult,
+}
+
+/// The ladder's ratings and matches.
+#[derive(Clone, Debug)]
+pub struct LadderReport {
+    /// The candidate's rating.
+    pub candidate: Rating,
+    /// Each rung's rating, depth 1 first (depth 1 is 0 by definition).
+    pub rungs: Vec<(u32, Rating)>,
+    /// Every match played.
+    pub matches: Vec<LadderMatch>,
+}
+
+/// Rates `candidate` against the engine at depths 1 to `depths`, over `openings` (each
+/// played with both colours). `on_game` hears of each finished game.
+///
+/// # Errors
+/// None in practice: the pool is built here (a defect would surface as an [`EloError`]).
+pub fn ladder<W: Bitboard>(
+    rules: &Rules,
+    candidate: &AgentFactory,
+    rungs: &[(u32, AgentFactory)],
+    openings: &[Game<W>],
+    on_game: &(dyn Fn(&GameResult) + Sync),
+) -> Result<LadderReport, EloError> {
+    let play = |first: &AgentFactory, second: &AgentFactory| {
+        play_paired(
+            rules,
+            openings,
+            |game| {
+                (
+                    first.build::<W>(game as u64),
+                    second.build::<W>(1000 + game as u64),
+                )
+            },
+            on_game,
+        )
+    };
+    let mut matches = Vec::new();
+    let mut results = Vec::new();
+    let mut record = |first: usize, second: usize, names: (String, String), result: MatchResult| {
+        results.push(PairResult {
+            first,
+            second,
+            wins: result.wins() as u32,
+            draws: result.draws() as u32,
+            losses: result.losses() as u32,
+        });
+        matches.push(LadderMatch {
+            first: names.0,
+            second: names.1,
+            result,
+        });
+    };
+    // Agent 0 is the candidate, agent i + 1 the i-th rung.
+    for (index, (depth, rung)) in rungs.iter().enumerate() {
+        let names = ("candidate".to_owned(), format!("depth {depth}"));
+        record(0, index + 1, names, play(candidate, rung));
+    }
+    for (index, pair) in rungs.windows(2).enumerate() {
+        let names = (
+            format!("depth {}", pair[1].0),
+            format!("depth {}", pair[0].0),
+        );
+        record(index + 2, index + 1, names, play(&pair[1].1, &pair[0].1));
+    }
+    let rated = ratings(rungs.len() + 1, &results, 1, 0.0)?;
+    Ok(LadderReport {
+        candidate: rated[0],
+        rungs: rungs
+            .iter()
+            .zip(&rated[1..])
+            .map(|((depth, _), rating)| (*depth, *rating))
+            .collect(),
+        matches,
+    })
+}

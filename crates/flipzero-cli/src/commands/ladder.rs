@@ -1,0 +1,106 @@
+//! `flipzero ladder`: a checkpoint rated against the classical engine at depths 1 to N.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use burn::tensor::Device;
+use clap::Args;
+use flipzero_arena::ladder::{LadderReport, ladder, rung};
+use flipzero_arena::{AgentFactory, AgentSpec, MctsSpec, random_openings};
+use flipzero_core::Rules;
+use flipzero_engine::WeightsFile;
+
+/// Arguments of `flipzero ladder`.
+#[derive(Debug, Args)]
+pub(crate) struct LadderArgs {
+    /// The network checkpoint to rate.
+    #[arg(long)]
+    checkpoint: PathBuf,
+    /// The deepest rung of the engine ladder.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=12))]
+    depth: u32,
+    /// Openings per match, each played with both colours.
+    #[arg(long, default_value_t = 20)]
+    openings: usize,
+    /// Random plies from the start that make each opening.
+    #[arg(long, default_value_t = 4)]
+    opening_plies: u32,
+    /// Simulations per decision of the checkpoint's MCTS.
+    #[arg(long, default_value_t = 100)]
+    simulations: u32,
+    /// Seed of the openings.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+pub(crate) fn run(args: &LadderArgs) -> anyhow::Result<()> {
+    let device = Device::default();
+    let loaded = flipzero_nn::checkpoint::load(&args.checkpoint, &device)
+        .with_context(|| format!("--checkpoint {}", args.checkpoint.display()))?;
+    let rules = Rules::try_from(loaded.meta.rules.clone())
+        .with_context(|| format!("the rules of {}", args.checkpoint.display()))?;
+    let weights = WeightsFile::embedded().weights_for(&rules, "embedded weights")?;
+    let spec = AgentSpec::Mcts(MctsSpec {
+        simulations: args.simulations,
+        ..MctsSpec::default()
+    });
+    let candidate =
+        AgentFactory::with_network(&spec, &rules, weights.clone(), Some((loaded.net, device)));
+    let rungs: Vec<(u32, AgentFactory)> = (1..=args.depth)
+        .map(|depth| {
+            (
+                depth,
+                AgentFactory::with_network(&rung(depth), &rules, weights.clone(), None),
+            )
+        })
+        .collect();
+    let report = flipzero_core::with_width!(rules.square_count(), W => {
+        let openings = random_openings::<W>(&rules, args.openings, args.opening_plies, args.seed);
+        ladder::<W>(&rules, &candidate, &rungs, &openings, &|_| {})?
+    });
+    print_report(&report, loaded.meta.step, args.json);
+    Ok(())
+}
+
+fn print_report(report: &LadderReport, step: u64, json: bool) {
+    if json {
+        let value = serde_json::json!({
+            "step": step,
+            "elo": report.candidate.elo,
+            "margin": report.candidate.margin,
+            "rungs": report.rungs.iter().map(|(depth, rating)| serde_json::json!({
+                "depth": depth, "elo": rating.elo, "margin": rating.margin,
+            })).collect::<Vec<_>>(),
+            "matches": report.matches.iter().map(|m| serde_json::json!({
+                "first": m.first, "second": m.second, "games": m.result.games.len(),
+                "wins": m.result.wins(), "draws": m.result.draws(), "losses": m.result.losses(),
+                "score": m.result.score(),
+            })).collect::<Vec<_>>(),
+        });
+        println!("{value}");
+        return;
+    }
+    println!("{:<22} {:>8} {:>8}", "match", "score", "games");
+    for found in &report.matches {
+        println!(
+            "{:<22} {:>7.1}% {:>8}",
+            format!("{} vs {}", found.first, found.second),
+            found.result.score() * 100.0,
+            found.result.games.len()
+        );
+    }
+    println!();
+    for (depth, rating) in &report.rungs {
+        println!(
+            "engine depth {depth:<2} {:>7.0} +/- {:.0}",
+            rating.elo, rating.margin
+        );
+    }
+    println!(
+        "checkpoint step {step}: {:.0} +/- {:.0} Elo on the ladder (depth 1 = 0)",
+        report.candidate.elo, report.candidate.margin
+    );
+}
