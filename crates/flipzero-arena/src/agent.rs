@@ -17,6 +17,10 @@ use rand_chacha::ChaCha8Rng;
 pub trait Agent<W: Bitboard> {
     /// A decision for the side to move of `game`, which is not over.
     fn choose(&mut self, game: &Game<W>) -> Decision;
+
+    /// Under a clock: the time the next decision should take at most. Agents that do not
+    /// search ignore it.
+    fn set_move_time(&mut self, _time: Duration) {}
 }
 
 /// Uniformly random legal decisions.
@@ -47,12 +51,15 @@ impl<W: Bitboard> Agent<W> for RandomAgent {
 /// The classical alpha-beta engine.
 pub struct EngineAgent<W: Bitboard> {
     engine: Engine<W>,
+    /// The time limit of its settings, which a clock may shorten.
+    own_time: Option<Duration>,
 }
 
 impl<W: Bitboard> EngineAgent<W> {
     /// The engine with these weights and settings.
     pub fn new(rules: &Rules, weights: Weights, config: SearchConfig) -> Self {
         Self {
+            own_time: config.time,
             engine: Engine::new(rules, weights, config),
         }
     }
@@ -65,6 +72,11 @@ impl<W: Bitboard> Agent<W> for EngineAgent<W> {
             .expect("a game that is not over has a decision")
             .decision
     }
+
+    fn set_move_time(&mut self, time: Duration) {
+        let limit = self.own_time.map_or(time, |own| own.min(time));
+        self.engine.set_time(Some(limit));
+    }
 }
 
 /// Monte Carlo tree search guided by an evaluator (a network), playing its most visited
@@ -74,6 +86,8 @@ pub struct MctsAgent<W: Bitboard, E: Evaluator<W>> {
     config: MctsConfig,
     /// Search for this long instead of `config.simulations` simulations.
     time: Option<Duration>,
+    /// The clock's limit for the next decision (searching by time, the shorter one wins).
+    move_time: Option<Duration>,
     evaluator: E,
     tree: Option<Mcts<W>>,
 }
@@ -85,6 +99,7 @@ impl<W: Bitboard, E: Evaluator<W>> MctsAgent<W, E> {
             rules: rules.clone(),
             config,
             time: None,
+            move_time: None,
             evaluator,
             tree: None,
         }
@@ -122,13 +137,23 @@ impl<W: Bitboard, E: Evaluator<W>> MctsAgent<W, E> {
 impl<W: Bitboard, E: Evaluator<W>> Agent<W> for MctsAgent<W, E> {
     fn choose(&mut self, game: &Game<W>) -> Decision {
         let mut tree = self.tree_at(game);
-        let decision = match self.time {
+        let limit = match (self.time, self.move_time) {
+            (Some(own), Some(clock)) => Some(own.min(clock)),
+            (own, clock) => own.or(clock),
+        };
+        let decision = match limit {
             None => tree.search(&mut self.evaluator).best(),
             Some(limit) => {
-                // Simulations one at a time until the time is spent (at least one).
+                // One simulation at a time (at least one) until the time is spent, or, for
+                // an agent of a fixed simulation count under a clock, until they are done.
                 let deadline = Instant::now() + limit;
+                let most = if self.time.is_some() {
+                    u32::MAX
+                } else {
+                    self.config.simulations.max(1)
+                };
                 tree.prepare_root(&mut self.evaluator);
-                loop {
+                for _ in 0..most {
                     let leaf = tree.descend();
                     let evaluated = tree.leaf_request(&leaf).map(|(position, decisions)| {
                         let evaluation = self
@@ -149,6 +174,10 @@ impl<W: Bitboard, E: Evaluator<W>> Agent<W> for MctsAgent<W, E> {
         tree.advance(decision);
         self.tree = Some(tree);
         decision
+    }
+
+    fn set_move_time(&mut self, time: Duration) {
+        self.move_time = Some(time);
     }
 }
 

@@ -228,7 +228,8 @@ pub enum SprtDecision {
 
 /// A sequential probability ratio test between elo0 (H0) and elo1 (H1) with error rates
 /// alpha (accepting H1 when H0 holds) and beta (accepting H0 when H1 holds).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Sprt {
     /// Elo difference of H0.
     pub elo0: f64,
@@ -252,12 +253,16 @@ impl Sprt {
     /// The log-likelihood ratio of H1 against H0 after these results, by the generalised
     /// SPRT's normal approximation of the score (as fishtest computes it): with N games of
     /// mean score m and per-game variance v, LLR = N (s1 - s0) (2m - s0 - s1) / (2v), where
-    /// s0 and s1 are the expected scores of elo0 and elo1. Zero before the results vary.
+    /// s0 and s1 are the expected scores of elo0 and elo1. While every game has had the same
+    /// result the variance is zero, so one virtual draw is added to define it (a perfect
+    /// score then needs several games, not one, to decide). Zero before any game.
     pub fn llr(&self, wins: u32, draws: u32, losses: u32) -> f64 {
-        let games = f64::from(wins + draws + losses);
-        if games == 0.0 {
+        if wins + draws + losses == 0 {
             return 0.0;
         }
+        let all_alike = [wins, draws, losses].iter().filter(|&&n| n > 0).count() == 1;
+        let draws = draws + u32::from(all_alike);
+        let games = f64::from(wins + draws + losses);
         let (w, d, l) = (f64::from(wins), f64::from(draws), f64::from(losses));
         let mean = (w + 0.5 * d) / games;
         let variance =

@@ -57,6 +57,7 @@ pub fn ladder<W: Bitboard>(
         play_paired(
             rules,
             openings,
+            None,
             |game| {
                 (
                     first.build::<W>(game as u64),

@@ -3,6 +3,7 @@
 //! (maximum-likelihood Elo, SPRT), the engine ladder and tournament pairings.
 
 pub mod agent;
+pub mod competition;
 pub mod elo;
 pub mod ladder;
 pub mod matches;
@@ -14,5 +15,5 @@ pub use agent::{
     MctsAgent, MctsSpec, RandomAgent,
 };
 pub use elo::{PairResult, Rating, Sprt, SprtDecision, ratings};
-pub use matches::{GameResult, MatchResult, play_game, play_paired};
+pub use matches::{Ending, GameResult, MatchResult, play_game, play_paired};
 pub use openings::{balanced_openings, random_openings};

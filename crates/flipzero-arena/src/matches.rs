@@ -1,9 +1,20 @@
 //! Games between two agents and paired matches over an opening suite.
 
+use std::time::{Duration, Instant};
+
 use flipzero_core::{Bitboard, Color, Decision, Game, Outcome, Rules};
 use rayon::prelude::*;
 
 use crate::agent::Agent;
+
+/// How a game stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// Played to the end under the rules.
+    Finished,
+    /// The player of this seat (the colour it started as) ran out of time and lost.
+    Time(Color),
+}
 
 /// How one game ended, seen from the first agent.
 #[derive(Clone, Debug, PartialEq)]
@@ -17,6 +28,12 @@ pub struct GameResult {
     pub margin: i32,
     /// The decisions played from the opening.
     pub decisions: Vec<Decision>,
+    /// Black minus White at the end, as the rules count it (0 for a game lost on time).
+    pub black_score: i32,
+    /// Black's and White's discs on the board at the end.
+    pub discs: [u32; 2],
+    /// Played out, or lost on time.
+    pub ending: Ending,
 }
 
 /// The seat (colour at the start) of the player to move: bidding for komi can swap seats.
@@ -28,7 +45,10 @@ fn seat_to_move<W: Bitboard>(game: &Game<W>) -> Color {
     }
 }
 
-/// Plays `opening` to the end, `agents[0]` in the seat that starts as Black.
+/// Plays `opening` to the end, `agents[0]` in the seat that starts as `first_agent_color`.
+/// With a `clock`, each agent has that much time for all its decisions of the game, is
+/// asked to spend about its remaining time over its remaining moves, and loses when it runs
+/// out (the winner's margin is then recorded as +1, RULES.md section 5).
 ///
 /// # Panics
 /// When an agent returns an illegal decision (a defect of the agent).
@@ -37,17 +57,36 @@ pub fn play_game<W: Bitboard>(
     opening: &Game<W>,
     agents: [&mut dyn Agent<W>; 2],
     first_agent_color: Color,
+    clock: Option<Duration>,
 ) -> GameResult {
     let [first, second] = agents;
     let mut game = opening.clone();
     let mut decisions = Vec::new();
+    // Time left per seat: [Black's seat, White's seat].
+    let mut left = [clock; 2];
     while !game.is_over() {
-        let agent: &mut dyn Agent<W> = if seat_to_move(&game) == first_agent_color {
+        let seat = seat_to_move(&game);
+        let agent: &mut dyn Agent<W> = if seat == first_agent_color {
             &mut *first
         } else {
             &mut *second
         };
+        let slot = usize::from(seat == Color::White);
+        if let Some(remaining) = left[slot] {
+            // About half the empty squares are this player's moves.
+            let moves_left = (game.empty().count() / 2).max(1);
+            agent.set_move_time(remaining / moves_left);
+        }
+        let started = Instant::now();
         let decision = agent.choose(&game);
+        if let Some(remaining) = left[slot] {
+            match remaining.checked_sub(started.elapsed()) {
+                Some(rest) => left[slot] = Some(rest),
+                None => {
+                    return lost_on_time(seat, first_agent_color, decisions, disc_counts(&game));
+                }
+            }
+        }
         game = game
             .play(rules, decision)
             .expect("agents play legal decisions");
@@ -64,11 +103,11 @@ pub fn play_game<W: Bitboard>(
         Outcome::Win(_) => 0.0,
         Outcome::Draw => 0.5,
     };
-    let black_margin = game.score(rules);
+    let black_score = game.score(rules);
     let own_margin = if first_color_at_end == Color::Black {
-        black_margin
+        black_score
     } else {
-        -black_margin
+        -black_score
     };
     let margin = if rules.spec().objective == flipzero_core::rules::Objective::FewestDiscs {
         -own_margin
@@ -80,6 +119,35 @@ pub fn play_game<W: Bitboard>(
         points,
         margin,
         decisions,
+        black_score,
+        discs: disc_counts(&game),
+        ending: Ending::Finished,
+    }
+}
+
+fn disc_counts<W: Bitboard>(game: &Game<W>) -> [u32; 2] {
+    [
+        game.discs(Color::Black).count(),
+        game.discs(Color::White).count(),
+    ]
+}
+
+/// The result of a game that the player of `seat` lost on time.
+fn lost_on_time(
+    seat: Color,
+    first_agent_color: Color,
+    decisions: Vec<Decision>,
+    discs: [u32; 2],
+) -> GameResult {
+    let first_lost = seat == first_agent_color;
+    GameResult {
+        first_agent_color,
+        points: if first_lost { 0.0 } else { 1.0 },
+        margin: if first_lost { -1 } else { 1 },
+        decisions,
+        black_score: 0,
+        discs,
+        ending: Ending::Time(seat),
     }
 }
 
@@ -124,11 +192,13 @@ impl MatchResult {
 }
 
 /// A paired match: every opening played twice, the first agent once in each seat, the games
-/// spread over rayon's threads. `make_agents(game_index)` builds fresh agents for each game
-/// (first, second); `on_game` hears of each finished game (for progress bars).
+/// spread over rayon's threads, each agent with `clock` for each game when given.
+/// `make_agents(game_index)` builds fresh agents for each game (first, second); `on_game`
+/// hears of each finished game (for progress bars).
 pub fn play_paired<W, F, G>(
     rules: &Rules,
     openings: &[Game<W>],
+    clock: Option<Duration>,
     make_agents: F,
     on_game: G,
 ) -> MatchResult
@@ -151,6 +221,7 @@ where
                 &openings[index / 2],
                 [first.as_mut(), second.as_mut()],
                 color,
+                clock,
             );
             on_game(&result);
             result

@@ -67,6 +67,7 @@ fn a_paired_match_plays_each_opening_with_both_colours() {
     let result = play_paired(
         &rules,
         &openings,
+        None,
         |game| -> (Box<dyn Agent<u64>>, Box<dyn Agent<u64>>) {
             (
                 Box::new(RandomAgent::new(&rules, game as u64)),
@@ -115,7 +116,7 @@ fn fewest_discs_margins_count_for_the_side_with_fewer() {
     let mut first = RandomAgent::new(&rules, 1);
     let mut second = RandomAgent::new(&rules, 2);
     for color in [Color::Black, Color::White] {
-        let game = play_game(&rules, &opening, [&mut first, &mut second], color);
+        let game = play_game(&rules, &opening, [&mut first, &mut second], color, None);
         // A win under anti-Othello is a positive margin for the winner.
         if game.points == 1.0 {
             assert!(game.margin > 0, "{}", game.margin);
@@ -137,6 +138,7 @@ fn komi_bidding_that_swaps_seats_is_scored_for_the_right_agent() {
     let result = play_paired(
         &rules,
         &openings,
+        None,
         |game| (engine.build::<u64>(0), random.build::<u64>(game as u64)),
         |_| {},
     );
@@ -156,6 +158,7 @@ fn strength_goes_random_then_greedy_then_shallow_then_deeper() {
         play_paired(
             &rules,
             &openings,
+            None,
             |game| {
                 (
                     first.build::<u64>(game as u64),
@@ -185,6 +188,7 @@ fn mcts_with_a_uniform_evaluator_beats_random_play() {
     let result = play_paired(
         &rules,
         &openings,
+        None,
         |game| -> (Box<dyn Agent<u64>>, Box<dyn Agent<u64>>) {
             let config = MctsConfig {
                 simulations: 200,
@@ -244,4 +248,89 @@ fn mcts_agents_search_by_time_and_refuse_a_missing_checkpoint() {
         .unwrap()
         .to_string();
     assert!(error.contains("/no/such/file.ckpt"), "{error}");
+}
+
+/// An agent that thinks too long, whatever the clock says.
+struct Dawdler(RandomAgent);
+
+impl Agent<u64> for Dawdler {
+    fn choose(&mut self, game: &Game<u64>) -> flipzero_core::Decision {
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        self.0.choose(game)
+    }
+}
+
+#[test]
+fn a_player_who_runs_out_of_time_loses_by_one() {
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    let opening = Game::<u64>::try_start(&rules, 0).unwrap();
+    let mut slow = Dawdler(RandomAgent::new(&rules, 1));
+    let mut quick = RandomAgent::new(&rules, 2);
+    let clock = Some(std::time::Duration::from_millis(10));
+    let game = play_game(
+        &rules,
+        &opening,
+        [&mut slow, &mut quick],
+        Color::White,
+        clock,
+    );
+    assert_eq!(game.ending, flipzero_arena::Ending::Time(Color::White));
+    assert_eq!((game.points, game.margin), (0.0, -1));
+    // Black (the quick player) moved once; White flagged on its first move.
+    assert_eq!(game.decisions.len(), 1);
+    // Without a clock the same players finish the game.
+    let mut slow = Dawdler(RandomAgent::new(&rules, 1));
+    let game = play_game(
+        &rules,
+        &opening,
+        [&mut slow, &mut quick],
+        Color::White,
+        None,
+    );
+    assert_eq!(game.ending, flipzero_arena::Ending::Finished);
+}
+
+#[test]
+fn an_sprt_match_stops_once_the_test_decides() {
+    use flipzero_arena::competition::{ArenaConfig, run_arena};
+    let text = r#"
+variant = "othello"
+size = 6
+format = "match"
+agents = ["engine:depth=3", "random"]
+[openings]
+count = 60
+plies = 3
+[sprt]
+elo0 = 0.0
+elo1 = 100.0
+alpha = 0.05
+beta = 0.05
+"#;
+    let (config, rules, specs) = ArenaConfig::parse(text, "sprt.toml").unwrap();
+    let report = run_arena(
+        &config,
+        &rules,
+        &specs,
+        &burn::tensor::Device::flex(),
+        &|| {},
+    )
+    .unwrap();
+    assert_eq!(report.sprt, Some(flipzero_arena::SprtDecision::AcceptH1));
+    assert!(report.games.len() < 120, "{} games", report.games.len());
+    assert_eq!(report.standings[0].name, "engine:depth=3");
+}
+
+#[test]
+fn every_committed_arena_config_is_valid() {
+    use flipzero_arena::competition::ArenaConfig;
+    let folder = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/arena");
+    let mut count = 0;
+    for entry in std::fs::read_dir(&folder).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        ArenaConfig::parse(&text, &path.display().to_string()).unwrap_or_else(|e| panic!("{e}"));
+        count += 1;
+    }
+    assert_eq!(count, 3);
 }

@@ -123,6 +123,17 @@ fn sprt_log_likelihood_ratio_matches_a_hand_computation() {
     assert_eq!(sprt.decide(600, 0, 400), SprtDecision::AcceptH1);
     assert_eq!(sprt.decide(400, 0, 600), SprtDecision::AcceptH0);
     assert_eq!(sprt.llr(0, 0, 0), 0.0);
+    // All wins: one virtual draw defines the variance. 10 wins and a draw: mean 10.5/11.
+    let mean = 10.5 / 11.0;
+    let variance = (10.0 * (1.0 - mean) * (1.0 - mean) + (0.5 - mean) * (0.5 - mean)) / 11.0;
+    let expected = 11.0 * (s1 - 0.5) * (2.0 * mean - 0.5 - s1) / (2.0 * variance);
+    assert!(close(sprt.llr(10, 0, 0), expected, 1e-12));
+    assert!(sprt.llr(10, 0, 0) > 0.0 && sprt.llr(0, 0, 10) < 0.0);
+    assert_eq!(
+        sprt.decide(1, 0, 0),
+        SprtDecision::Continue,
+        "one game decides nothing"
+    );
 }
 
 fn games_of(round: &[Pairing]) -> Vec<(usize, usize)> {

@@ -16,6 +16,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run a competition between agents from a config: table, Elo, saved games.
+    Arena(commands::arena::ArenaArgs),
     /// Print the value of every legal decision of a position (classical engine).
     Analyze(commands::analyze::AnalyzeArgs),
     /// Play a checkpoint against opponents (a stage of a learning run).
@@ -47,6 +49,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Arena(args) => commands::arena::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Analyze(args) => commands::analyze::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Play(args) => commands::play::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Tune(args) => commands::tune::run(&args).map(|()| ExitCode::SUCCESS),

@@ -618,3 +618,161 @@ fn ladder_rates_a_checkpoint_against_engine_depths() {
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("tiny.toml"));
 }
+
+fn write_file(folder: &std::path::Path, name: &str, text: &str) -> std::path::PathBuf {
+    let path = folder.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn an_arena_round_robin_rates_agents_and_its_games_replay() {
+    let folder = tempfile::tempdir().unwrap();
+    let config = write_file(
+        folder.path(),
+        "arena.toml",
+        r#"
+variant = "othello"
+size = 6
+format = "round-robin"
+agents = ["random", "greedy", "engine:depth=2"]
+anchor = "random"
+[openings]
+count = 3
+plies = 2
+"#,
+    );
+    let games = folder.path().join("games.jsonl");
+    let output = flipzero()
+        .args(["arena", "--config", config.to_str().unwrap(), "--json"])
+        .args(["--games", games.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    // Three pairs, three openings, both colours: 18 games, 12 per agent.
+    assert_eq!(report["games"], 18);
+    let standings = report["standings"].as_array().unwrap();
+    assert_eq!(standings[0]["agent"], "engine:depth=2");
+    let random = standings.iter().find(|s| s["agent"] == "random").unwrap();
+    assert_eq!(random["elo"], 0.0);
+    let points: f64 = standings
+        .iter()
+        .map(|s| s["points"].as_f64().unwrap())
+        .sum();
+    assert_eq!(points, 18.0);
+    for standing in standings {
+        assert_eq!(standing["games"], 12);
+    }
+    // Every saved game replays to its recorded result.
+    let lines = std::fs::read_to_string(&games).unwrap();
+    assert_eq!(lines.lines().count(), 18);
+    for (index, line) in lines.lines().enumerate() {
+        let saved: serde_json::Value = serde_json::from_str(line).unwrap();
+        let output = flipzero()
+            .args(["replay", "--games", games.to_str().unwrap(), "--json"])
+            .args(["--line", &(index + 1).to_string()])
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stdout)
+        );
+        let replayed: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(replayed["over"], true);
+        assert_eq!(replayed["score"], saved["score"], "line {}", index + 1);
+        let expected = match saved["result"].as_str().unwrap() {
+            "1-0" => "black wins",
+            "0-1" => "white wins",
+            _ => "draw",
+        };
+        assert_eq!(replayed["result"], expected);
+    }
+    let output = flipzero()
+        .args(["replay", "--games", games.to_str().unwrap(), "--line", "19"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no line 19"));
+}
+
+#[test]
+fn an_arena_swiss_with_an_odd_field_and_a_clock() {
+    let folder = tempfile::tempdir().unwrap();
+    let config = write_file(
+        folder.path(),
+        "swiss.toml",
+        r#"
+variant = "othello"
+size = 6
+format = "swiss"
+rounds = 3
+agents = ["random", "greedy", "engine:depth=1"]
+seconds_per_game = 30.0
+[openings]
+count = 2
+plies = 1
+"#,
+    );
+    let output = flipzero()
+        .args(["arena", "--config", config.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    // Three players: one game and one bye per round.
+    assert_eq!(report["games"], 3);
+    let standings = report["standings"].as_array().unwrap();
+    let points: f64 = standings
+        .iter()
+        .map(|s| s["points"].as_f64().unwrap())
+        .sum();
+    assert_eq!(points, 3.0 + 3.0, "a point per game and per bye");
+    for standing in standings {
+        assert!(standing["brightwell"].as_f64().unwrap() > 0.0);
+    }
+}
+
+#[test]
+fn an_arena_config_with_a_mistake_is_refused_by_name() {
+    let folder = tempfile::tempdir().unwrap();
+    for (text, named) in [
+        (
+            "variant = \"othello\"\nformat = \"match\"\nagents = [\"random\"]\n[openings]\ncount = 2\n",
+            "needs 2 to 2 agents",
+        ),
+        (
+            "variant = \"othello\"\nformat = \"swiss\"\nagents = [\"random\", \"greedy\"]\n[openings]\ncount = 2\n",
+            "rounds",
+        ),
+        (
+            "variant = \"othello\"\nformat = \"league\"\nagents = [\"random\", \"greedy\"]\n[openings]\ncount = 2\n",
+            "league",
+        ),
+        (
+            "variant = \"othello\"\nformat = \"match\"\nagents = [\"random\", \"grredy\"]\n[openings]\ncount = 2\n",
+            "grredy",
+        ),
+    ] {
+        let config = write_file(folder.path(), "bad.toml", text);
+        let output = flipzero()
+            .args(["arena", "--config", config.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(!output.status.success());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("bad.toml") && stderr.contains(named),
+            "{stderr}"
+        );
+    }
+}

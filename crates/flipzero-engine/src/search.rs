@@ -291,6 +291,11 @@ impl<W: Bitboard> Engine<W> {
         &self.config
     }
 
+    /// Changes the time limit of the next searches (a clock in a timed game).
+    pub fn set_time(&mut self, time: Option<Duration>) {
+        self.config.time = time;
+    }
+
     /// The evaluation in use.
     pub fn evaluator(&self) -> &Evaluator<W> {
         &self.evaluator

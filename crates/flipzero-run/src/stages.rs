@@ -464,6 +464,7 @@ impl Run {
             let result = play_paired(
                 rules,
                 &suite,
+                None,
                 |game| {
                     (
                         network.build::<W>(game as u64),

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub(crate) mod analyze;
+pub(crate) mod arena;
 mod engine_setup;
 pub(crate) mod ladder;
 pub(crate) mod learn;

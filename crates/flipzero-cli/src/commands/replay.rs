@@ -3,8 +3,11 @@
 use std::io::Write;
 use std::process::ExitCode;
 
+use std::path::PathBuf;
+
 use anyhow::Context;
 use clap::Args;
+use flipzero_arena::competition::SavedGame;
 use flipzero_core::{Bitboard, Color, Game, Outcome, Rules, notation};
 
 /// Arguments of `flipzero replay`.
@@ -17,8 +20,14 @@ pub(crate) struct ReplayArgs {
     #[arg(long, value_parser = clap::value_parser!(u8).range(4..=16))]
     size: Option<u8>,
     /// The decisions: squares (`f5`), `pass`, and the variant's own forms (`c6x`, `bid+2`).
-    #[arg(long, allow_hyphen_values = true)]
-    moves: String,
+    #[arg(long, allow_hyphen_values = true, required_unless_present = "games")]
+    moves: Option<String>,
+    /// Replay a game saved by `flipzero arena --games FILE` (its rules, opening and moves).
+    #[arg(long, conflicts_with_all = ["moves", "position", "variant", "size"])]
+    games: Option<PathBuf>,
+    /// The game's line in the --games file, from 1.
+    #[arg(long, default_value_t = 1, requires = "games")]
+    line: usize,
     /// Start from this position instead of the variant's start.
     #[arg(long, allow_hyphen_values = true)]
     position: Option<String>,
@@ -28,15 +37,43 @@ pub(crate) struct ReplayArgs {
 }
 
 pub(crate) fn run(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
-    let rules = Rules::load(&args.variant, args.size)
-        .with_context(|| format!("--variant {}", args.variant))?;
+    let (variant, size, position, moves) = match &args.games {
+        Some(path) => {
+            let saved = saved_game(path, args.line)?;
+            (
+                saved.variant,
+                saved.size,
+                Some(saved.opening),
+                saved.decisions,
+            )
+        }
+        None => (
+            args.variant.clone(),
+            args.size,
+            args.position.clone(),
+            args.moves.clone().unwrap_or_default(),
+        ),
+    };
+    let rules = Rules::load(&variant, size).with_context(|| format!("--variant {variant}"))?;
     flipzero_core::with_width!(rules.square_count(), W => {
-        let start = match &args.position {
+        let start = match &position {
             Some(text) => Game::<W>::from_text(&rules, text).context("--position")?,
             None => Game::<W>::start(&rules),
         };
-        report(&rules, &start, args)
+        report(&rules, &start, &moves, args.json)
     })
+}
+
+/// Line `line` (from 1) of a games file.
+fn saved_game(path: &std::path::Path, line: usize) -> anyhow::Result<SavedGame> {
+    let name = path.display();
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading {name}"))?;
+    let found = text
+        .lines()
+        .nth(line.saturating_sub(1))
+        .filter(|_| line >= 1)
+        .with_context(|| format!("{name} has no line {line}"))?;
+    serde_json::from_str(found).with_context(|| format!("{name}, line {line}: not a saved game"))
 }
 
 fn result_name(outcome: Option<Outcome>) -> &'static str {
@@ -51,13 +88,14 @@ fn result_name(outcome: Option<Outcome>) -> &'static str {
 fn report<W: Bitboard>(
     rules: &Rules,
     start: &Game<W>,
-    args: &ReplayArgs,
+    moves: &str,
+    json: bool,
 ) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
-    match notation::replay(rules, start, &args.moves) {
+    match notation::replay(rules, start, moves) {
         Ok(game) => {
             let outcome = game.outcome(rules);
-            if args.json {
+            if json {
                 let record = serde_json::json!({
                     "position": game.to_text(rules),
                     "over": game.is_over(),
@@ -84,7 +122,7 @@ fn report<W: Bitboard>(
             Ok(ExitCode::SUCCESS)
         }
         Err(error) => {
-            if args.json {
+            if json {
                 let record = serde_json::json!({
                     "error": {"index": error.index, "decision": error.text, "reason": error.reason},
                 });

@@ -1,0 +1,541 @@
+//! Competitions from a config (`configs/arena/*.toml`): a round robin, a gauntlet, a Swiss
+//! tournament or a two-agent match (optionally stopped by SPRT), over an opening suite,
+//! with an optional clock per game; every game kept as a [`SavedGame`], and ratings over
+//! the whole pool.
+
+use std::path::Path;
+use std::time::Duration;
+
+use burn::tensor::Device;
+use flipzero_core::{Bitboard, Color, Game, Rules, notation, with_width};
+use flipzero_engine::WeightsFile;
+use serde::{Deserialize, Serialize};
+
+use crate::agent::{AgentFactory, AgentSpec};
+use crate::elo::{PairResult, Rating, Sprt, SprtDecision, ratings};
+use crate::matches::{Ending, GameResult, play_game, play_paired};
+use crate::openings::{balanced_openings, random_openings};
+use crate::tournament::{BqGame, Pairing, SwissPlayer, brightwell_quotient, swiss_round};
+
+/// The config of a competition.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArenaConfig {
+    /// A variant preset name or a rules TOML file.
+    pub variant: String,
+    /// Board side, where the preset allows another.
+    #[serde(default)]
+    pub size: Option<u8>,
+    /// Seeds the openings and the agents' random choices.
+    #[serde(default)]
+    pub seed: u64,
+    /// The agents, as `random`, `greedy`, `engine:depth=4`, `mcts:checkpoint=FILE`.
+    pub agents: Vec<String>,
+    /// How the agents meet.
+    pub format: Format,
+    /// Rounds of a Swiss tournament.
+    #[serde(default)]
+    pub rounds: Option<u32>,
+    /// The opening suite.
+    pub openings: OpeningsConfig,
+    /// Each agent's time for all its decisions of a game; who runs out loses.
+    #[serde(default)]
+    pub seconds_per_game: Option<f64>,
+    /// The agent whose rating is held at `anchor_elo` (the first agent when absent).
+    #[serde(default)]
+    pub anchor: Option<String>,
+    /// The anchor's rating.
+    #[serde(default)]
+    pub anchor_elo: f64,
+    /// For a match: stop as soon as this test decides.
+    #[serde(default)]
+    pub sprt: Option<Sprt>,
+}
+
+/// How the agents meet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// Every pair plays a paired match over the whole suite.
+    RoundRobin,
+    /// The first agent plays a paired match against each of the others.
+    Gauntlet,
+    /// Rounds of one game per pairing, pairings by score; Brightwell Quotient tie-break.
+    Swiss,
+    /// Two agents, a paired match over the suite, stopped early by `sprt` when given.
+    Match,
+}
+
+/// Where the openings come from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpeningsConfig {
+    /// Openings in the suite.
+    pub count: usize,
+    /// Random plies from the start that make each opening.
+    #[serde(default)]
+    pub plies: u32,
+    /// Keep only openings the engine scores within `margin` discs of even.
+    #[serde(default)]
+    pub balanced: bool,
+    /// The balance margin, in discs.
+    #[serde(default = "default_margin")]
+    pub margin: f64,
+    /// The engine's depth for judging balance.
+    #[serde(default = "default_depth")]
+    pub depth: u32,
+    /// A file of openings instead, one position text per line (`Game::to_text`).
+    #[serde(default)]
+    pub file: Option<String>,
+}
+
+fn default_margin() -> f64 {
+    2.0
+}
+
+fn default_depth() -> u32 {
+    4
+}
+
+/// One game as saved: a line of JSON in the games file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SavedGame {
+    /// The rules' variant name or file, as in the config.
+    pub variant: String,
+    /// Board side, when the config gives one.
+    pub size: Option<u8>,
+    /// The agent in the seat that starts as Black.
+    pub black: String,
+    /// The agent in the seat that starts as White.
+    pub white: String,
+    /// The opening position (`Game::to_text`).
+    pub opening: String,
+    /// The decisions from the opening, in move-list notation (`flipzero replay --moves`).
+    pub decisions: String,
+    /// `1-0`, `0-1` or `1/2-1/2`, for the seats.
+    pub result: String,
+    /// Black minus White at the end, as the rules count it.
+    pub score: i32,
+    /// `finished`, or `time` when a player lost on time.
+    pub ending: String,
+}
+
+/// An agent's place in the final table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Standing {
+    /// The agent.
+    pub name: String,
+    /// Games played.
+    pub games: u32,
+    /// Points (a win 1, a draw 0.5, a Swiss bye 1).
+    pub points: f64,
+    /// Its rating over the pool.
+    pub rating: Rating,
+    /// Brightwell Quotient (Swiss tournaments only).
+    pub brightwell: Option<f64>,
+}
+
+/// What a competition found.
+#[derive(Clone, Debug)]
+pub struct ArenaReport {
+    /// The table, best first (by points, then Brightwell Quotient or rating).
+    pub standings: Vec<Standing>,
+    /// Results between pairs, by agent index in the config.
+    pub pairs: Vec<PairResult>,
+    /// Every game.
+    pub games: Vec<SavedGame>,
+    /// The SPRT's decision, for a match with a test.
+    pub sprt: Option<SprtDecision>,
+}
+
+/// A config that cannot be run.
+#[derive(Debug, thiserror::Error)]
+pub enum ArenaError {
+    /// The config's text.
+    #[error("{0}")]
+    Config(String),
+    /// An agent.
+    #[error(transparent)]
+    Agent(#[from] crate::agent::AgentError),
+    /// The openings file.
+    #[error("openings file {path}: {reason}")]
+    Openings {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+impl ArenaConfig {
+    /// Reads a config's text; `name` names it in errors.
+    ///
+    /// # Errors
+    /// Bad TOML, unknown keys, too few agents for the format, an agent that does not parse.
+    pub fn parse(text: &str, name: &str) -> Result<(Self, Rules, Vec<AgentSpec>), ArenaError> {
+        let invalid = |reason: String| ArenaError::Config(format!("{name}: {reason}"));
+        let config: ArenaConfig = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
+        let rules = Rules::load(&config.variant, config.size)
+            .map_err(|e| invalid(format!("variant `{}`: {e}", config.variant)))?;
+        let specs = config
+            .agents
+            .iter()
+            .map(|agent| agent.parse::<AgentSpec>())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| invalid(format!("agents: {e}")))?;
+        let needed = match config.format {
+            Format::Match => (2, 2),
+            _ => (2, 1000),
+        };
+        if !(needed.0..=needed.1).contains(&specs.len()) {
+            return Err(invalid(format!(
+                "format {:?} needs {} to {} agents, not {}",
+                config.format,
+                needed.0,
+                needed.1,
+                specs.len()
+            )));
+        }
+        if config.format == Format::Swiss && config.rounds.is_none_or(|r| r == 0) {
+            return Err(invalid(
+                "a swiss tournament needs `rounds` of 1 or more".into(),
+            ));
+        }
+        if let Some(anchor) = &config.anchor
+            && !config.agents.contains(anchor)
+        {
+            return Err(invalid(format!(
+                "anchor `{anchor}` is not one of the agents"
+            )));
+        }
+        if let Some(seconds) = config.seconds_per_game
+            && !(seconds.is_finite() && seconds > 0.0)
+        {
+            return Err(invalid(format!(
+                "seconds_per_game = {seconds}: use a time above 0"
+            )));
+        }
+        if config.openings.count == 0 && config.openings.file.is_none() {
+            return Err(invalid("openings.count = 0: use 1 or more".into()));
+        }
+        Ok((config, rules, specs))
+    }
+}
+
+/// Runs a competition. `on_game` hears of each finished game (for progress bars).
+///
+/// # Errors
+/// An agent that cannot be prepared (an unreadable checkpoint), a bad openings file.
+pub fn run_arena(
+    config: &ArenaConfig,
+    rules: &Rules,
+    specs: &[AgentSpec],
+    device: &Device,
+    on_game: &(dyn Fn() + Sync),
+) -> Result<ArenaReport, ArenaError> {
+    let factories = specs
+        .iter()
+        .map(|spec| AgentFactory::new(spec, rules, device))
+        .collect::<Result<Vec<_>, _>>()?;
+    with_width!(rules.square_count(), W => run_with::<W>(config, rules, &factories, on_game))
+}
+
+fn load_openings<W: Bitboard>(
+    config: &ArenaConfig,
+    rules: &Rules,
+) -> Result<Vec<Game<W>>, ArenaError> {
+    let openings = &config.openings;
+    if let Some(path) = &openings.file {
+        let error = |reason: String| ArenaError::Openings {
+            path: path.clone(),
+            reason,
+        };
+        let text = std::fs::read_to_string(Path::new(path)).map_err(|e| error(e.to_string()))?;
+        return text
+            .lines()
+            .enumerate()
+            .filter(|(_, line)| !line.trim().is_empty() && !line.starts_with('#'))
+            .map(|(number, line)| {
+                Game::<W>::from_text(rules, line.trim())
+                    .map_err(|e| error(format!("line {}: {e}", number + 1)))
+            })
+            .collect();
+    }
+    Ok(if openings.balanced {
+        let weights = WeightsFile::embedded()
+            .weights_for(rules, "embedded weights")
+            .map_err(|e| ArenaError::Config(e.to_string()))?;
+        balanced_openings(
+            rules,
+            &weights,
+            openings.count,
+            openings.plies,
+            openings.depth,
+            openings.margin,
+            config.seed,
+        )
+    } else {
+        random_openings(rules, openings.count, openings.plies, config.seed)
+    })
+}
+
+fn saved<W: Bitboard>(
+    config: &ArenaConfig,
+    rules: &Rules,
+    opening: &Game<W>,
+    names: (&str, &str),
+    game: &GameResult,
+) -> SavedGame {
+    let (black, white) = if game.first_agent_color == Color::Black {
+        names
+    } else {
+        (names.1, names.0)
+    };
+    let mut position = opening.clone();
+    let mut moves = Vec::with_capacity(game.decisions.len());
+    for &decision in &game.decisions {
+        moves.push(notation::decision_name(
+            rules,
+            position.geometry(),
+            decision,
+        ));
+        position = position.play_unchecked(rules, decision);
+    }
+    let black_points = if game.first_agent_color == Color::Black {
+        game.points
+    } else {
+        1.0 - game.points
+    };
+    SavedGame {
+        variant: config.variant.clone(),
+        size: config.size,
+        black: black.to_owned(),
+        white: white.to_owned(),
+        opening: opening.to_text(rules),
+        decisions: moves.join(" "),
+        result: match black_points {
+            1.0 => "1-0",
+            0.0 => "0-1",
+            _ => "1/2-1/2",
+        }
+        .to_owned(),
+        score: game.black_score,
+        ending: match game.ending {
+            Ending::Finished => "finished".to_owned(),
+            Ending::Time(_) => "time".to_owned(),
+        },
+    }
+}
+
+fn run_with<W: Bitboard>(
+    config: &ArenaConfig,
+    rules: &Rules,
+    factories: &[AgentFactory],
+    on_game: &(dyn Fn() + Sync),
+) -> Result<ArenaReport, ArenaError> {
+    let openings = load_openings::<W>(config, rules)?;
+    if openings.is_empty() {
+        return Err(ArenaError::Config("no openings".into()));
+    }
+    let clock = config.seconds_per_game.map(Duration::from_secs_f64);
+    let names = &config.agents;
+    let mut pairs = Vec::new();
+    let mut games = Vec::new();
+    let mut points = vec![0.0f64; factories.len()];
+    let mut played = vec![0u32; factories.len()];
+    let mut sprt_decision = None;
+    let mut swiss_table: Option<Vec<(SwissPlayer, Vec<(usize, u32)>)>> = None;
+
+    // A paired match of agents `a` and `b` over `suite`, recorded.
+    let mut paired = |a: usize, b: usize, suite: &[Game<W>], seed: u64| {
+        let result = play_paired(
+            rules,
+            suite,
+            clock,
+            |game| {
+                let seed = config.seed ^ seed.wrapping_mul(0x9e37_79b9) ^ game as u64;
+                (
+                    factories[a].build::<W>(seed),
+                    factories[b].build::<W>(seed ^ 1),
+                )
+            },
+            |_| on_game(),
+        );
+        for (index, game) in result.games.iter().enumerate() {
+            games.push(saved(
+                config,
+                rules,
+                &suite[index / 2],
+                (&names[a], &names[b]),
+                game,
+            ));
+        }
+        points[a] += result.games.iter().map(|g| g.points).sum::<f64>();
+        points[b] += result.games.iter().map(|g| 1.0 - g.points).sum::<f64>();
+        played[a] += result.games.len() as u32;
+        played[b] += result.games.len() as u32;
+        let pair = PairResult {
+            first: a,
+            second: b,
+            wins: result.wins() as u32,
+            draws: result.draws() as u32,
+            losses: result.losses() as u32,
+        };
+        pairs.push(pair);
+        pair
+    };
+
+    match config.format {
+        Format::RoundRobin => {
+            for a in 0..factories.len() {
+                for b in a + 1..factories.len() {
+                    paired(a, b, &openings, (a * 1000 + b) as u64);
+                }
+            }
+        }
+        Format::Gauntlet => {
+            for b in 1..factories.len() {
+                paired(0, b, &openings, b as u64);
+            }
+        }
+        Format::Match => match config.sprt {
+            None => {
+                paired(0, 1, &openings, 0);
+            }
+            Some(sprt) => {
+                // A few openings at a time (one per thread), until the test decides.
+                let chunk = rayon::current_num_threads().max(1);
+                let (mut wins, mut draws, mut losses) = (0, 0, 0);
+                for (index, suite) in openings.chunks(chunk).enumerate() {
+                    let pair = paired(0, 1, suite, index as u64);
+                    wins += pair.wins;
+                    draws += pair.draws;
+                    losses += pair.losses;
+                    let decision = sprt.decide(wins, draws, losses);
+                    sprt_decision = Some(decision);
+                    if decision != SprtDecision::Continue {
+                        break;
+                    }
+                }
+            }
+        },
+        Format::Swiss => {
+            let rounds = config.rounds.unwrap_or(1);
+            let mut players = vec![SwissPlayer::default(); factories.len()];
+            // Per player: (opponent or usize::MAX for a bye, own discs).
+            let mut record: Vec<Vec<(usize, u32)>> = vec![Vec::new(); factories.len()];
+            for round in 0..rounds {
+                let opening = &openings[round as usize % openings.len()];
+                for pairing in swiss_round(&players) {
+                    match pairing {
+                        Pairing::Bye(player) => {
+                            players[player].points += 1.0;
+                            players[player].had_bye = true;
+                            record[player].push((usize::MAX, 0));
+                        }
+                        Pairing::Game { black, white } => {
+                            let seed = config.seed
+                                ^ u64::from(round) << 20
+                                ^ (black * 1000 + white) as u64;
+                            let mut first = factories[black].build::<W>(seed);
+                            let mut second = factories[white].build::<W>(seed ^ 1);
+                            let game = play_game(
+                                rules,
+                                opening,
+                                [first.as_mut(), second.as_mut()],
+                                Color::Black,
+                                clock,
+                            );
+                            on_game();
+                            games.push(saved(
+                                config,
+                                rules,
+                                opening,
+                                (&names[black], &names[white]),
+                                &game,
+                            ));
+                            players[black].points += game.points;
+                            players[white].points += 1.0 - game.points;
+                            players[black].opponents.push(white);
+                            players[white].opponents.push(black);
+                            players[black].colour_balance += 1;
+                            players[white].colour_balance -= 1;
+                            record[black].push((white, game.discs[0]));
+                            record[white].push((black, game.discs[1]));
+                            pairs.push(PairResult {
+                                first: black,
+                                second: white,
+                                wins: u32::from(game.points == 1.0),
+                                draws: u32::from(game.points == 0.5),
+                                losses: u32::from(game.points == 0.0),
+                            });
+                        }
+                    }
+                }
+            }
+            for (index, player) in players.iter().enumerate() {
+                points[index] = player.points;
+                played[index] = record[index]
+                    .iter()
+                    .filter(|(o, _)| *o != usize::MAX)
+                    .count() as u32;
+            }
+            swiss_table = Some(players.into_iter().zip(record).collect());
+        }
+    }
+
+    let anchor = config
+        .anchor
+        .as_ref()
+        .and_then(|anchor| names.iter().position(|name| name == anchor))
+        .unwrap_or(0);
+    let rated = ratings(factories.len(), &pairs, anchor, config.anchor_elo)
+        .map_err(|e| ArenaError::Config(e.to_string()))?;
+    let squares = rules.square_count() as u32;
+    let mut standings: Vec<Standing> = (0..factories.len())
+        .map(|index| Standing {
+            name: names[index].clone(),
+            games: played[index],
+            points: points[index],
+            rating: rated[index],
+            brightwell: swiss_table.as_ref().map(|table| {
+                let bq_games: Vec<BqGame> = table[index]
+                    .1
+                    .iter()
+                    .map(|&(opponent, discs)| {
+                        if opponent == usize::MAX {
+                            BqGame::ByeOrWithdrawn
+                        } else {
+                            BqGame::Played {
+                                discs,
+                                opponent_points: table[opponent].0.points,
+                            }
+                        }
+                    })
+                    .collect();
+                brightwell_quotient(
+                    squares,
+                    config.rounds.unwrap_or(1),
+                    points[index],
+                    &bq_games,
+                )
+            }),
+        })
+        .collect();
+    standings.sort_by(|a, b| {
+        b.points
+            .total_cmp(&a.points)
+            .then(
+                b.brightwell
+                    .unwrap_or(0.0)
+                    .total_cmp(&a.brightwell.unwrap_or(0.0)),
+            )
+            .then(b.rating.elo.total_cmp(&a.rating.elo))
+    });
+    Ok(ArenaReport {
+        standings,
+        pairs,
+        games,
+        sprt: sprt_decision,
+    })
+}

@@ -1,0 +1,85 @@
+//! `flipzero arena`: a competition from a config, its table and its games.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use burn::tensor::Device;
+use clap::Args;
+use flipzero_arena::competition::{ArenaConfig, ArenaReport, run_arena};
+use flipzero_core::files::write_atomically;
+use indicatif::ProgressBar;
+
+/// Arguments of `flipzero arena`.
+#[derive(Debug, Args)]
+pub(crate) struct ArenaArgs {
+    /// The competition (see configs/arena/).
+    #[arg(long)]
+    config: PathBuf,
+    /// Write every game here, one JSON object per line (replay one with
+    /// `flipzero replay --games FILE --line N`).
+    #[arg(long)]
+    games: Option<PathBuf>,
+    /// Print the table as one JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+pub(crate) fn run(args: &ArenaArgs) -> anyhow::Result<()> {
+    let name = args.config.display().to_string();
+    let text = std::fs::read_to_string(&args.config).with_context(|| format!("reading {name}"))?;
+    let (config, rules, specs) = ArenaConfig::parse(&text, &name)?;
+    let bar = ProgressBar::no_length().with_message("games");
+    let report = run_arena(&config, &rules, &specs, &Device::default(), &|| bar.inc(1))?;
+    bar.finish_and_clear();
+    if let Some(path) = &args.games {
+        let mut lines = String::new();
+        for game in &report.games {
+            lines.push_str(&serde_json::to_string(game)?);
+            lines.push('\n');
+        }
+        write_atomically(path, lines.as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    print_report(&report, args.json)
+}
+
+fn print_report(report: &ArenaReport, json: bool) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    if json {
+        let value = serde_json::json!({
+            "standings": report.standings.iter().map(|s| serde_json::json!({
+                "agent": s.name, "games": s.games, "points": s.points,
+                "elo": s.rating.elo, "margin": s.rating.margin, "brightwell": s.brightwell,
+            })).collect::<Vec<_>>(),
+            "games": report.games.len(),
+            "sprt": report.sprt.map(|d| format!("{d:?}")),
+        });
+        writeln!(out, "{value}")?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{:<4} {:<36} {:>6} {:>7} {:>14} {:>10}",
+        "#", "agent", "games", "points", "Elo (95%)", "BQ"
+    )?;
+    for (place, standing) in report.standings.iter().enumerate() {
+        writeln!(
+            out,
+            "{:<4} {:<36} {:>6} {:>7.1} {:>7.0} +/-{:<4.0} {:>10}",
+            place + 1,
+            standing.name,
+            standing.games,
+            standing.points,
+            standing.rating.elo,
+            standing.rating.margin,
+            standing
+                .brightwell
+                .map_or(String::new(), |bq| format!("{bq:.1}")),
+        )?;
+    }
+    if let Some(decision) = report.sprt {
+        writeln!(out, "SPRT: {decision:?}")?;
+    }
+    Ok(())
+}
