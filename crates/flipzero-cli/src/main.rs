@@ -34,6 +34,8 @@ enum Command {
     Play(commands::play::PlayArgs),
     /// Play a list of decisions under a variant's rules and print the final position.
     Replay(commands::replay::ReplayArgs),
+    /// Plots (PNG and SVG) and a Markdown or HTML page about a learning run.
+    Report(commands::report::ReportArgs),
     /// Self-play games of the newest checkpoint into the run's shards (a stage of a run).
     Selfplay(commands::learn::SelfPlayArgs),
     /// Solve the positions of an OBF file exactly (standard Othello endgames).
@@ -60,6 +62,7 @@ fn main() -> ExitCode {
         Command::Init(args) => commands::learn::init(&args).map(|()| ExitCode::SUCCESS),
         Command::Ladder(args) => commands::ladder::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Loop(args) => commands::learn::run_loop(&args).map(|()| ExitCode::SUCCESS),
+        Command::Report(args) => commands::report::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Selfplay(args) => commands::learn::self_play(&args).map(|()| ExitCode::SUCCESS),
         Command::Train(args) => commands::learn::train(&args).map(|()| ExitCode::SUCCESS),
         Command::Variants(args) => commands::variants::run(&args).map(|()| ExitCode::SUCCESS),

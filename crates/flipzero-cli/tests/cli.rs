@@ -776,3 +776,106 @@ fn an_arena_config_with_a_mistake_is_refused_by_name() {
         );
     }
 }
+
+fn non_empty(path: &std::path::Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.len() > 1000)
+}
+
+#[test]
+fn report_plots_a_run_as_png_and_svg_beside_a_page() {
+    let folder = tempfile::tempdir().unwrap();
+    let run = folder.path().join("run");
+    let config = tiny_run_config();
+    let output = flipzero()
+        .args([
+            "loop",
+            "--config",
+            config.to_str().unwrap(),
+            "--run-dir",
+            run.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for html in [false, true] {
+        let out = folder.path().join(if html { "html" } else { "markdown" });
+        let mut command = flipzero();
+        command.args([
+            "report",
+            run.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        if html {
+            command.arg("--html");
+        }
+        let output = command.output().unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let page =
+            std::fs::read_to_string(out.join(if html { "report.html" } else { "report.md" }))
+                .unwrap();
+        for plot in [
+            "losses",
+            "scores",
+            "elo-time",
+            "elo-steps",
+            "speed",
+            "margins",
+        ] {
+            assert!(page.contains(&format!("{plot}.png")), "{plot} in {page}");
+            for extension in ["png", "svg"] {
+                let file = out.join(format!("{plot}.{extension}"));
+                assert!(non_empty(&file), "{}", file.display());
+            }
+        }
+        // The SVG carries its text, in the embedded font's family.
+        let svg = std::fs::read_to_string(out.join("losses.svg")).unwrap();
+        assert!(svg.contains("training step"), "axis label in the SVG");
+    }
+    // A directory without a run is refused.
+    let output = flipzero()
+        .args(["report", folder.path().join("none").to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no metrics"));
+}
+
+#[test]
+fn arena_report_draws_the_win_rate_matrix() {
+    let folder = tempfile::tempdir().unwrap();
+    let config = write_file(
+        folder.path(),
+        "arena.toml",
+        "variant = \"othello\"\nsize = 6\nformat = \"gauntlet\"\nagents = [\"greedy\", \"random\", \"engine:depth=1\"]\n[openings]\ncount = 2\nplies = 2\n",
+    );
+    let report = folder.path().join("report");
+    let output = flipzero()
+        .args([
+            "arena",
+            "--config",
+            config.to_str().unwrap(),
+            "--report",
+            report.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for file in ["win-rates.png", "win-rates.svg"] {
+        assert!(non_empty(&report.join(file)), "{file}");
+    }
+    let page = std::fs::read_to_string(report.join("report.md")).unwrap();
+    assert!(page.contains("| greedy |"), "{page}");
+}

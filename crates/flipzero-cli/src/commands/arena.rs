@@ -20,6 +20,9 @@ pub(crate) struct ArenaArgs {
     /// `flipzero replay --games FILE --line N`).
     #[arg(long)]
     games: Option<PathBuf>,
+    /// Write the win-rate matrix (PNG and SVG) and the table (Markdown) into this folder.
+    #[arg(long)]
+    report: Option<PathBuf>,
     /// Print the table as one JSON object.
     #[arg(long)]
     json: bool,
@@ -41,7 +44,65 @@ pub(crate) fn run(args: &ArenaArgs) -> anyhow::Result<()> {
         write_atomically(path, lines.as_bytes())
             .with_context(|| format!("writing {}", path.display()))?;
     }
+    if let Some(folder) = &args.report {
+        write_report(folder, &config.agents, &report)?;
+    }
     print_report(&report, args.json)
+}
+
+/// The win-rate matrix as plots and the table as Markdown.
+fn write_report(
+    folder: &std::path::Path,
+    agents: &[String],
+    report: &ArenaReport,
+) -> anyhow::Result<()> {
+    std::fs::create_dir_all(folder).with_context(|| format!("creating {}", folder.display()))?;
+    // Row agent's points and games against the column agent.
+    let mut cells = vec![vec![(0.0f64, 0u32); agents.len()]; agents.len()];
+    for pair in &report.pairs {
+        let games = pair.wins + pair.draws + pair.losses;
+        let points = f64::from(pair.wins) + 0.5 * f64::from(pair.draws);
+        cells[pair.first][pair.second].0 += points;
+        cells[pair.first][pair.second].1 += games;
+        cells[pair.second][pair.first].0 += f64::from(games) - points;
+        cells[pair.second][pair.first].1 += games;
+    }
+    let shares: Vec<Vec<Option<f64>>> = cells
+        .iter()
+        .map(|row| {
+            row.iter()
+                .map(|&(points, games)| (games > 0).then(|| points / f64::from(games)))
+                .collect()
+        })
+        .collect();
+    for extension in ["png", "svg"] {
+        flipzero_report::plots::matrix(
+            &folder.join(format!("win-rates.{extension}")),
+            "Score of the row agent against the column agent",
+            agents,
+            &shares,
+        )?;
+    }
+    let mut page = String::from(
+        "# Arena report\n\n| # | agent | games | points | Elo | 95% | BQ |\n|---|---|---|---|---|---|---|\n",
+    );
+    for (place, s) in report.standings.iter().enumerate() {
+        page.push_str(&format!(
+            "| {} | {} | {} | {:.1} | {:.0} | +/-{:.0} | {} |\n",
+            place + 1,
+            s.name,
+            s.games,
+            s.points,
+            s.rating.elo,
+            s.rating.margin,
+            s.brightwell.map_or(String::new(), |bq| format!("{bq:.1}"))
+        ));
+    }
+    page.push_str("\n![win rates](win-rates.png)\n");
+    let path = folder.join("report.md");
+    write_atomically(&path, page.as_bytes())
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
 }
 
 fn print_report(report: &ArenaReport, json: bool) -> anyhow::Result<()> {

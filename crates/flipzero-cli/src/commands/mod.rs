@@ -8,6 +8,7 @@ pub(crate) mod learn;
 pub(crate) mod perft;
 pub(crate) mod play;
 pub(crate) mod replay;
+pub(crate) mod report;
 pub(crate) mod solve;
 pub(crate) mod tune;
 pub(crate) mod variants;
