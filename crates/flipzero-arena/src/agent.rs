@@ -232,7 +232,8 @@ impl<W: Bitboard> Agent<W> for GreedyAgent {
 /// - `engine` or `engine:depth=4,...` (the options of [`SearchConfig`]);
 /// - `mcts:checkpoint=<file>,simulations=200` or `...,time=0.5` (seconds per decision): MCTS
 ///   with a network checkpoint; without `checkpoint`, with a uniform evaluator. Options
-///   `solve=EMPTIES` (exact values at leaves, default 12) and `cpuct=C`.
+///   `solve=EMPTIES` (exact values at leaves, default 12) and `cpuct=C`;
+/// - `gtp:<command line>`: an external engine process that speaks GTP.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AgentSpec {
     /// [`RandomAgent`].
@@ -243,6 +244,8 @@ pub enum AgentSpec {
     Engine(SearchConfig),
     /// [`MctsAgent`].
     Mcts(MctsSpec),
+    /// [`crate::external::GtpAgent`]: an engine process started by this command line.
+    Gtp(String),
 }
 
 /// How an MCTS agent searches and with which network.
@@ -295,8 +298,8 @@ pub struct AgentSpecError {
 }
 
 const AGENT_FORMS: &str = "use `random`, `greedy`, `engine`, `engine:depth=4` (options depth, \
-    nodes, time, solve, end, random, seed), or `mcts:checkpoint=FILE,simulations=N` (options \
-    checkpoint, simulations, time, solve, cpuct)";
+    nodes, time, solve, end, random, seed), `mcts:checkpoint=FILE,simulations=N` (options \
+    checkpoint, simulations, time, solve, cpuct), or `gtp:<engine command line>`";
 
 fn parse_mcts(options: &str) -> Result<MctsSpec, String> {
     let mut spec = MctsSpec::default();
@@ -359,6 +362,9 @@ impl std::str::FromStr for AgentSpec {
                 .map(AgentSpec::Engine)
                 .map_err(|e: flipzero_engine::search::ConfigError| error(e.to_string())),
             Some(("mcts", options)) => parse_mcts(options).map(AgentSpec::Mcts).map_err(error),
+            Some(("gtp", command)) if !command.trim().is_empty() => {
+                Ok(AgentSpec::Gtp(command.trim().to_owned()))
+            }
             _ => Err(error(AGENT_FORMS.to_owned())),
         }
     }
@@ -387,6 +393,14 @@ pub enum AgentError {
     /// No evaluation weights for the rules.
     #[error(transparent)]
     Weights(#[from] flipzero_engine::eval::WeightsError),
+    /// An external engine that does not start or does not answer.
+    #[error("external engine `{command}`: {reason}")]
+    External {
+        /// Its command line.
+        command: String,
+        /// What went wrong.
+        reason: String,
+    },
 }
 
 impl AgentFactory {
@@ -409,6 +423,17 @@ impl AgentFactory {
                     });
                 }
                 Some((loaded.net, device.clone()))
+            }
+            AgentSpec::Gtp(command) => {
+                // Start it once now, so that a wrong command fails here with its reason
+                // rather than in the middle of a match.
+                crate::external::GtpAgent::<u128>::probe(rules, command).map_err(|reason| {
+                    AgentError::External {
+                        command: command.clone(),
+                        reason,
+                    }
+                })?;
+                None
             }
             _ => None,
         };
@@ -445,6 +470,10 @@ impl AgentFactory {
                     ..config.clone()
                 },
             )),
+            AgentSpec::Gtp(command) => Box::new(
+                crate::external::GtpAgent::<W>::start(rules, command)
+                    .unwrap_or_else(|e| panic!("starting `{command}`: {e}")),
+            ),
             AgentSpec::Mcts(spec) => {
                 let config = spec.mcts_config(seed);
                 match &self.network {

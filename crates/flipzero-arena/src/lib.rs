@@ -5,9 +5,11 @@
 pub mod agent;
 pub mod competition;
 pub mod elo;
+pub mod external;
 pub mod ladder;
 pub mod matches;
 pub mod openings;
+pub mod protocol;
 pub mod tournament;
 
 pub use agent::{

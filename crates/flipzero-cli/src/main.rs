@@ -20,6 +20,8 @@ enum Command {
     Arena(commands::arena::ArenaArgs),
     /// Print the value of every legal decision of a position (classical engine).
     Analyze(commands::analyze::AnalyzeArgs),
+    /// Serve an agent to a GUI over GTP or the NBoard protocol (stdin/stdout).
+    Engine(commands::engine::EngineArgs),
     /// Play a checkpoint against opponents (a stage of a learning run).
     Evaluate(commands::learn::EvaluateArgs),
     /// Make a run directory from a run config without running a stage.
@@ -58,6 +60,7 @@ fn main() -> ExitCode {
         Command::Perft(args) => commands::perft::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Replay(args) => commands::replay::run(&args),
         Command::Solve(args) => commands::solve::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Engine(args) => commands::engine::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Evaluate(args) => commands::learn::evaluate(&args).map(|()| ExitCode::SUCCESS),
         Command::Init(args) => commands::learn::init(&args).map(|()| ExitCode::SUCCESS),
         Command::Ladder(args) => commands::ladder::run(&args).map(|()| ExitCode::SUCCESS),

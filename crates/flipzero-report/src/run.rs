@@ -44,6 +44,15 @@ pub fn run_report(dir: &Path, out: &Path, format: ReportFormat) -> Result<PathBu
     }
     std::fs::create_dir_all(out).map_err(|e| FileError::io(out, e))?;
     let minutes = |record: &Record| record.elapsed_seconds() / 60.0;
+    // A checkpoint's age: the run time when training wrote it. Evaluations are plotted there,
+    // so that one run later on an old checkpoint lands where the checkpoint was made.
+    let made_at: BTreeMap<u64, f64> = records
+        .iter()
+        .filter_map(|record| match record {
+            Record::Train { step, .. } => Some((*step, minutes(record))),
+            _ => None,
+        })
+        .collect();
 
     let mut losses = [Vec::new(), Vec::new(), Vec::new()];
     let mut speeds = [Vec::new(), Vec::new()];
@@ -85,15 +94,16 @@ pub fn run_report(dir: &Path, out: &Path, format: ReportFormat) -> Result<PathBu
                 score,
                 ..
             } => {
+                let at = made_at.get(step).copied().unwrap_or(0.0);
                 scores
                     .entry(opponent.clone())
                     .or_default()
-                    .push((minutes(record), score * 100.0));
+                    .push((at, score * 100.0));
                 let elo = performance_elo(*score, *played);
                 elo_time
                     .entry(opponent.clone())
                     .or_default()
-                    .push((minutes(record), elo));
+                    .push((at, elo));
                 elo_steps
                     .entry(opponent.clone())
                     .or_default()
@@ -103,9 +113,13 @@ pub fn run_report(dir: &Path, out: &Path, format: ReportFormat) -> Result<PathBu
     }
     let series = |map: &BTreeMap<String, Vec<(f64, f64)>>| -> Vec<Series> {
         map.iter()
-            .map(|(label, points)| Series {
-                label: format!("vs {label}"),
-                points: points.clone(),
+            .map(|(label, points)| {
+                let mut points = points.clone();
+                points.sort_by(|a, b| a.0.total_cmp(&b.0));
+                Series {
+                    label: format!("vs {label}"),
+                    points,
+                }
             })
             .collect()
     };

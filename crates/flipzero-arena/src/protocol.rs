@@ -1,0 +1,617 @@
+//! Agents behind the text protocols that Othello GUIs speak to engines: GTP (as Edax speaks
+//! it: `boardsize`, `clear_board`, `play b d3`, `genmove w`, `undo`, `showboard`, ...) and
+//! the NBoard protocol (`nboard 2`, `set game <GGF>`, `move F5`, `go`, `hint n`, `ping n`).
+//! A malformed or illegal command gets a protocol error (`? ...` in GTP, a `status` line in
+//! NBoard) and the session goes on.
+
+use std::io::{BufRead, Write};
+use std::time::{Duration, Instant};
+
+use flipzero_core::{Bitboard, Color, Game, Outcome, Preset, Rules, notation, with_width};
+use flipzero_engine::{Engine, SearchConfig, WeightsFile};
+
+use crate::agent::{Agent, AgentFactory, AgentSpec};
+
+/// Which protocol a session speaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    /// The Go Text Protocol, with Othello moves.
+    Gtp,
+    /// The NBoard GUI's protocol.
+    Nboard,
+}
+
+/// What serves the moves: an agent for each board size the GUI asks for.
+pub trait AgentSource {
+    /// An agent for `rules`, or the reason there is none (a network trained for another
+    /// board size).
+    ///
+    /// # Errors
+    /// When these rules cannot be served.
+    fn agent_for(&self, rules: &Rules, depth: Option<u32>) -> Result<AgentFactory, String>;
+}
+
+/// Any agent spec: engines follow the GUI's depth; a checkpoint serves its own rules only.
+pub struct SpecSource {
+    /// The agent.
+    pub spec: AgentSpec,
+    /// The device a network runs on.
+    pub device: burn::tensor::Device,
+}
+
+impl AgentSource for SpecSource {
+    fn agent_for(&self, rules: &Rules, depth: Option<u32>) -> Result<AgentFactory, String> {
+        let spec = match (&self.spec, depth) {
+            (AgentSpec::Engine(config), Some(depth)) => AgentSpec::Engine(SearchConfig {
+                depth: depth.clamp(1, 64),
+                ..config.clone()
+            }),
+            (spec, _) => spec.clone(),
+        };
+        AgentFactory::new(&spec, rules, &self.device).map_err(|e| e.to_string())
+    }
+}
+
+/// The state a session keeps between commands.
+struct Session<W: Bitboard> {
+    rules: Rules,
+    game: Game<W>,
+    history: Vec<Game<W>>,
+    agent: Box<dyn Agent<W>>,
+    /// Each colour's clock (GTP `time_left`), for the agent's time per move.
+    clock: [Option<Duration>; 2],
+    depth: Option<u32>,
+}
+
+/// What a command asks of the loop around the session.
+enum Next {
+    Continue,
+    Quit,
+    /// Start again on another board side (the bitboard width may change).
+    Resize(u8, Option<String>),
+}
+
+fn slot(color: Color) -> usize {
+    usize::from(color == Color::White)
+}
+
+fn parse_color(text: &str) -> Option<Color> {
+    match text.to_ascii_lowercase().as_str() {
+        "b" | "black" => Some(Color::Black),
+        "w" | "white" => Some(Color::White),
+        _ => None,
+    }
+}
+
+/// Serves one protocol session from `input` to `output` until `quit` or the end of input,
+/// starting with `variant` on a board of side `size`.
+///
+/// # Errors
+/// Only when the output cannot be written (the GUI went away).
+pub fn serve(
+    protocol: Protocol,
+    variant: &str,
+    mut size: u8,
+    source: &dyn AgentSource,
+    input: &mut dyn BufRead,
+    output: &mut dyn Write,
+) -> std::io::Result<()> {
+    let mut pending_game: Option<String> = None;
+    loop {
+        let rules = match Rules::load(variant, Some(size)) {
+            Ok(rules) => rules,
+            Err(_) => Preset::Othello.rules(Some(8)).expect("8x8 Othello"),
+        };
+        let next = with_width!(rules.square_count(), W => {
+            serve_with::<W>(protocol, &rules, source, pending_game.take(), input, output)?
+        });
+        match next {
+            Next::Quit | Next::Continue => return Ok(()),
+            Next::Resize(side, game) => {
+                size = side;
+                pending_game = game;
+            }
+        }
+    }
+}
+
+fn serve_with<W: Bitboard>(
+    protocol: Protocol,
+    rules: &Rules,
+    source: &dyn AgentSource,
+    pending_game: Option<String>,
+    input: &mut dyn BufRead,
+    output: &mut dyn Write,
+) -> std::io::Result<Next> {
+    let factory = match source.agent_for(rules, None) {
+        Ok(factory) => factory,
+        Err(reason) => {
+            writeln!(output, "{}", error_line(protocol, None, &reason))?;
+            output.flush()?;
+            // Fall back to the classical engine rather than leaving the GUI without moves.
+            AgentFactory::new(
+                &AgentSpec::Engine(SearchConfig::default()),
+                rules,
+                &burn::tensor::Device::flex(),
+            )
+            .map_err(|e| std::io::Error::other(e.to_string()))?
+        }
+    };
+    let start = Game::<W>::start(rules);
+    let mut session = Session {
+        rules: rules.clone(),
+        game: start,
+        history: Vec::new(),
+        agent: factory.build::<W>(0),
+        clock: [None; 2],
+        depth: None,
+    };
+    if let Some(ggf) = pending_game {
+        let reply = session.set_game(&ggf, source);
+        write_reply(output, reply)?;
+    }
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if input.read_line(&mut line)? == 0 {
+            return Ok(Next::Quit);
+        }
+        let text = line.trim();
+        if text.is_empty() {
+            continue;
+        }
+        let next = match protocol {
+            Protocol::Gtp => session.gtp(text, source, output)?,
+            Protocol::Nboard => session.nboard(text, source, output)?,
+        };
+        output.flush()?;
+        match next {
+            Next::Continue => {}
+            other => return Ok(other),
+        }
+    }
+}
+
+fn error_line(protocol: Protocol, id: Option<&str>, reason: &str) -> String {
+    match protocol {
+        Protocol::Gtp => format!("?{} {reason}\n", id.unwrap_or("")),
+        Protocol::Nboard => format!("status error: {reason}"),
+    }
+}
+
+fn write_reply(output: &mut dyn Write, lines: Vec<String>) -> std::io::Result<()> {
+    for line in lines {
+        writeln!(output, "{line}")?;
+    }
+    output.flush()
+}
+
+impl<W: Bitboard> Session<W> {
+    fn rebuild_agent(&mut self, source: &dyn AgentSource) -> Result<(), String> {
+        self.agent = source.agent_for(&self.rules, self.depth)?.build::<W>(0);
+        Ok(())
+    }
+
+    /// Plays a move written as text (`d3`, `D3`, `pass`, `PA`).
+    fn play_text(&mut self, text: &str) -> Result<(), String> {
+        let lower = text.to_ascii_lowercase();
+        let written = if lower == "pa" {
+            "pass"
+        } else {
+            lower.as_str()
+        };
+        let next = notation::replay(&self.rules, &self.game, written).map_err(|e| e.reason)?;
+        self.history.push(std::mem::replace(&mut self.game, next));
+        Ok(())
+    }
+
+    fn move_name(&self, game: &Game<W>, decision: flipzero_core::Decision) -> String {
+        notation::decision_name(&self.rules, game.geometry(), decision)
+    }
+
+    /// The agent's decision for the side to move, with the time it took.
+    fn think(&mut self) -> (flipzero_core::Decision, f64) {
+        let mover = self.game.side_to_move();
+        if let Some(left) = self.clock[slot(mover)] {
+            let moves_left = (self.game.empty().count() / 2).max(1);
+            self.agent.set_move_time(left / moves_left);
+        }
+        let started = Instant::now();
+        let decision = self.agent.choose(&self.game);
+        (decision, started.elapsed().as_secs_f64())
+    }
+
+    // ----- GTP -----
+
+    fn gtp(
+        &mut self,
+        text: &str,
+        source: &dyn AgentSource,
+        output: &mut dyn Write,
+    ) -> std::io::Result<Next> {
+        let mut words: Vec<&str> = text.split_whitespace().collect();
+        let id = words
+            .first()
+            .filter(|w| w.chars().all(|c| c.is_ascii_digit()))
+            .map(|w| (*w).to_owned());
+        if id.is_some() {
+            words.remove(0);
+        }
+        let id_text = id.as_deref().unwrap_or("");
+        let (command, args) = match words.split_first() {
+            Some((command, args)) => (command.to_ascii_lowercase(), args),
+            None => {
+                write!(output, "?{id_text} syntax error\n\n")?;
+                return Ok(Next::Continue);
+            }
+        };
+        let (reply, next) = match self.gtp_command(&command, args, source) {
+            Ok((reply, next)) => (format!("={id_text} {reply}"), next),
+            Err(reason) => (format!("?{id_text} {reason}"), Next::Continue),
+        };
+        write!(output, "{}\n\n", reply.trim_end())?;
+        Ok(next)
+    }
+
+    fn gtp_command(
+        &mut self,
+        command: &str,
+        args: &[&str],
+        source: &dyn AgentSource,
+    ) -> Result<(String, Next), String> {
+        const COMMANDS: [&str; 17] = [
+            "protocol_version",
+            "name",
+            "version",
+            "known_command",
+            "list_commands",
+            "quit",
+            "boardsize",
+            "clear_board",
+            "komi",
+            "play",
+            "genmove",
+            "reg_genmove",
+            "undo",
+            "showboard",
+            "final_score",
+            "time_settings",
+            "time_left",
+        ];
+        let arguments = |count: usize| {
+            if args.len() == count {
+                Ok(())
+            } else {
+                Err(format!("syntax error: {command} takes {count} argument(s)"))
+            }
+        };
+        let done = |reply: String| Ok((reply, Next::Continue));
+        match command {
+            "protocol_version" => done("2".into()),
+            "name" => done("flipzero".into()),
+            "version" => done(env!("CARGO_PKG_VERSION").into()),
+            "known_command" => {
+                arguments(1)?;
+                done(COMMANDS.contains(&args[0]).to_string())
+            }
+            "list_commands" => done(COMMANDS.join("\n")),
+            "quit" => Ok((String::new(), Next::Quit)),
+            "boardsize" => {
+                arguments(1)?;
+                let side: u8 = args[0]
+                    .parse()
+                    .map_err(|_| "syntax error: boardsize N".to_owned())?;
+                if !(4..=16).contains(&side) || side % 2 == 1 {
+                    return Err("unacceptable size".into());
+                }
+                if side == self.rules.rows() {
+                    self.clear();
+                    return done(String::new());
+                }
+                Ok((String::new(), Next::Resize(side, None)))
+            }
+            "clear_board" => {
+                self.clear();
+                self.rebuild_agent(source)?;
+                done(String::new())
+            }
+            "komi" => {
+                arguments(1)?;
+                args[0]
+                    .parse::<f64>()
+                    .map_err(|_| "syntax error: komi X".to_owned())?;
+                // The rules fix the komi; GUIs send one anyway.
+                done(String::new())
+            }
+            "play" => {
+                arguments(2)?;
+                let color = parse_color(args[0]).ok_or("syntax error: play COLOR MOVE")?;
+                self.pass_for_the_other_side(color)?;
+                if self.game.side_to_move() != color {
+                    return Err("illegal move: it is not that colour's turn".into());
+                }
+                self.play_text(args[1])
+                    .map_err(|reason| format!("illegal move: {reason}"))?;
+                done(String::new())
+            }
+            "genmove" | "reg_genmove" => {
+                arguments(1)?;
+                let color = parse_color(args[0]).ok_or("syntax error: genmove COLOR")?;
+                if self.game.is_over() {
+                    return done("pass".into());
+                }
+                self.pass_for_the_other_side(color)?;
+                if self.game.side_to_move() != color {
+                    return Err("it is not that colour's turn".into());
+                }
+                let (decision, _) = self.think();
+                let name = self.move_name(&self.game, decision).to_ascii_uppercase();
+                if command == "genmove" {
+                    let next = self.game.play_unchecked(&self.rules, decision);
+                    self.history.push(std::mem::replace(&mut self.game, next));
+                }
+                done(name)
+            }
+            "undo" => {
+                let previous = self.history.pop().ok_or("cannot undo")?;
+                self.game = previous;
+                done(String::new())
+            }
+            "showboard" => done(format!("\n{}", self.game.to_diagram(&self.rules))),
+            "final_score" => {
+                let score = self.game.score(&self.rules);
+                done(match self.game.outcome(&self.rules) {
+                    Some(Outcome::Draw) => "0".into(),
+                    Some(Outcome::Win(Color::Black)) => format!("B+{}", score.abs()),
+                    Some(Outcome::Win(Color::White)) => format!("W+{}", score.abs()),
+                    None => return Err("the game is not over".into()),
+                })
+            }
+            "time_settings" => {
+                arguments(3)?;
+                let main: f64 = args[0].parse().map_err(|_| "syntax error: time_settings")?;
+                self.clock = [Some(Duration::from_secs_f64(main.max(0.0))); 2];
+                done(String::new())
+            }
+            "time_left" => {
+                arguments(3)?;
+                let color = parse_color(args[0]).ok_or("syntax error: time_left COLOR T S")?;
+                let left: f64 = args[1]
+                    .parse()
+                    .map_err(|_| "syntax error: time_left COLOR T S")?;
+                self.clock[slot(color)] = Some(Duration::from_secs_f64(left.max(0.0)));
+                done(String::new())
+            }
+            _ => Err("unknown command".into()),
+        }
+    }
+
+    /// GTP GUIs send `play b ...` after a white move when White's opponent must pass:
+    /// play that forced pass first.
+    fn pass_for_the_other_side(&mut self, color: Color) -> Result<(), String> {
+        if self.game.side_to_move() != color && !self.game.is_over() {
+            let legal = self.game.legal_decisions(&self.rules);
+            if legal == [flipzero_core::Decision::Pass] {
+                self.play_text("pass")?;
+            }
+        }
+        Ok(())
+    }
+
+    fn clear(&mut self) {
+        self.game = Game::<W>::start(&self.rules);
+        self.history.clear();
+    }
+
+    // ----- NBoard -----
+
+    fn nboard(
+        &mut self,
+        text: &str,
+        source: &dyn AgentSource,
+        output: &mut dyn Write,
+    ) -> std::io::Result<Next> {
+        let mut words = text.split_whitespace();
+        let command = words.next().unwrap_or("");
+        let rest: Vec<&str> = words.collect();
+        let lines = match (command, rest.as_slice()) {
+            ("nboard", _) => vec!["set myname flipzero".to_owned()],
+            ("quit", _) => return Ok(Next::Quit),
+            ("ping", [n]) => vec![format!("pong {n}")],
+            ("set", ["depth", depth]) => match depth.parse::<u32>() {
+                Ok(depth) if depth >= 1 => {
+                    self.depth = Some(depth);
+                    match self.rebuild_agent(source) {
+                        Ok(()) => Vec::new(),
+                        Err(reason) => vec![format!("status error: {reason}")],
+                    }
+                }
+                _ => vec![format!("status error: set depth {depth}: not a depth")],
+            },
+            ("set", ["game", ..]) => {
+                let ggf = text.split_once("game").map_or("", |(_, g)| g.trim());
+                match ggf_board_side(ggf) {
+                    Some(side) if side != self.rules.rows() => {
+                        return Ok(Next::Resize(side, Some(ggf.to_owned())));
+                    }
+                    _ => self.set_game(ggf, source),
+                }
+            }
+            ("set", ["contempt", ..]) => Vec::new(),
+            ("move", [mv]) => {
+                let name = mv.split('/').next().unwrap_or("");
+                match self.play_text(name) {
+                    Ok(()) => Vec::new(),
+                    Err(reason) => vec![format!("status error: move {mv}: {reason}")],
+                }
+            }
+            ("go", []) => {
+                if self.game.is_over() {
+                    vec!["status error: the game is over".to_owned()]
+                } else {
+                    let (decision, seconds) = self.think();
+                    let name = self.move_name(&self.game, decision).to_ascii_uppercase();
+                    let name = if name == "PASS" {
+                        "PA".to_owned()
+                    } else {
+                        name
+                    };
+                    vec![format!("=== {name}//{seconds:.2}")]
+                }
+            }
+            ("hint", [n]) => match n.parse::<usize>() {
+                Ok(n) if n >= 1 => self.hint(n),
+                _ => vec![format!("status error: hint {n}: not a count")],
+            },
+            ("learn", []) => vec!["learned".to_owned()],
+            _ => vec![format!("status error: unknown command `{text}`")],
+        };
+        for line in lines {
+            writeln!(output, "{line}")?;
+        }
+        Ok(Next::Continue)
+    }
+
+    /// The classical engine's values of the best `n` moves, as `search` lines.
+    fn hint(&mut self, n: usize) -> Vec<String> {
+        if self.game.is_over() {
+            return vec!["status error: the game is over".to_owned()];
+        }
+        let Ok(weights) = WeightsFile::embedded().weights_for(&self.rules, "embedded weights")
+        else {
+            return vec!["status error: no evaluation for these rules".to_owned()];
+        };
+        let depth = self.depth.unwrap_or(6).min(12);
+        let mut engine = Engine::<W>::new(&self.rules, weights, SearchConfig::default());
+        let mut lines = vec!["status thinking".to_owned()];
+        for value in engine.analyze(&self.game, depth).into_iter().take(n) {
+            let name = self
+                .move_name(&self.game, value.decision)
+                .to_ascii_uppercase();
+            let name = if name == "PASS" {
+                "PA".to_owned()
+            } else {
+                name
+            };
+            lines.push(format!(
+                "search {name} {:.2} 0 {}",
+                f64::from(value.value) / 100.0,
+                if value.exact {
+                    "100%".to_owned()
+                } else {
+                    depth.to_string()
+                }
+            ));
+        }
+        lines.push("status".to_owned());
+        lines
+    }
+
+    /// `set game`: the position at the end of a GGF game.
+    fn set_game(&mut self, ggf: &str, source: &dyn AgentSource) -> Vec<String> {
+        match parse_ggf::<W>(&self.rules, ggf) {
+            Ok((start, moves)) => {
+                let mut game = start;
+                let mut history = Vec::new();
+                for mv in moves {
+                    match notation::replay(&self.rules, &game, &mv) {
+                        Ok(next) => history.push(std::mem::replace(&mut game, next)),
+                        Err(error) => {
+                            return vec![format!(
+                                "status error: set game: move {mv}: {}",
+                                error.reason
+                            )];
+                        }
+                    }
+                }
+                self.game = game;
+                self.history = history;
+                match self.rebuild_agent(source) {
+                    Ok(()) => Vec::new(),
+                    Err(reason) => vec![format!("status error: {reason}")],
+                }
+            }
+            Err(reason) => vec![format!("status error: set game: {reason}")],
+        }
+    }
+}
+
+/// The board side of a GGF game's `BO[` property.
+fn ggf_board_side(ggf: &str) -> Option<u8> {
+    let board = ggf.split_once("BO[")?.1;
+    board.split_whitespace().next()?.parse().ok()
+}
+
+/// The start position (from `BO[size board side]`) and the moves (`B[f5]`, `W[pa//1.2]`) of
+/// a GGF game.
+fn parse_ggf<W: Bitboard>(rules: &Rules, ggf: &str) -> Result<(Game<W>, Vec<String>), String> {
+    let properties = ggf_properties(ggf)?;
+    let board = properties
+        .iter()
+        .find(|(key, _)| key == "BO")
+        .map(|(_, value)| value.clone())
+        .ok_or("no BO[...] board")?;
+    let mut parts = board.split_whitespace();
+    let side: usize = parts
+        .next()
+        .and_then(|s| s.parse().ok())
+        .ok_or("BO: no board size")?;
+    let squares: String = parts.next().ok_or("BO: no squares")?.to_owned();
+    let mover = parts.next().ok_or("BO: no side to move")?;
+    if squares.len() != side * side || side != usize::from(rules.rows()) {
+        return Err(format!(
+            "BO: {} squares for a {side}x{side} board",
+            squares.len()
+        ));
+    }
+    let text_squares: String = squares
+        .chars()
+        .map(|c| match c {
+            '*' | 'X' | 'x' | 'B' | 'b' => Ok('X'),
+            'O' | 'o' | 'W' | 'w' => Ok('O'),
+            '-' | '.' => Ok('-'),
+            other => Err(format!("BO: square `{other}`")),
+        })
+        .collect::<Result<_, _>>()?;
+    let side_to_move = match mover {
+        "*" | "B" | "b" | "X" => 'X',
+        "O" | "W" | "w" | "o" => 'O',
+        other => return Err(format!("BO: side to move `{other}`")),
+    };
+    let start = Game::<W>::from_text(rules, &format!("{text_squares} {side_to_move}"))
+        .map_err(|e| format!("BO: {e}"))?;
+    let moves = properties
+        .into_iter()
+        .filter(|(key, _)| key == "B" || key == "W")
+        .map(|(_, value)| {
+            let name = value.split('/').next().unwrap_or("").to_ascii_lowercase();
+            if name == "pa" {
+                "pass".to_owned()
+            } else {
+                name
+            }
+        })
+        .collect();
+    Ok((start, moves))
+}
+
+/// The `KEY[value]` properties of a GGF game, in order.
+fn ggf_properties(ggf: &str) -> Result<Vec<(String, String)>, String> {
+    let body = ggf
+        .trim()
+        .strip_prefix("(;")
+        .and_then(|rest| rest.strip_suffix(";)"))
+        .ok_or("a GGF game is written (; ... ;)")?;
+    let mut properties = Vec::new();
+    let mut rest = body;
+    while let Some(open) = rest.find('[') {
+        let key = rest[..open].trim().to_owned();
+        let close = rest[open..].find(']').ok_or("a [ without its ]")? + open;
+        properties.push((key, rest[open + 1..close].to_owned()));
+        rest = &rest[close + 1..];
+    }
+    if !rest.trim().is_empty() {
+        return Err(format!("unexpected `{}`", rest.trim()));
+    }
+    Ok(properties)
+}
