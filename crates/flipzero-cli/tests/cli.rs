@@ -6,6 +6,13 @@ fn flipzero() -> Command {
     Command::cargo_bin("flipzero").unwrap()
 }
 
+/// Runs `flipzero` with `args`, expects it to fail, and returns what it said on stderr.
+fn failing(args: &[&str]) -> String {
+    let output = flipzero().args(args).output().unwrap();
+    assert!(!output.status.success(), "{args:?} should fail");
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
 fn json_lines(stdout: &[u8]) -> Vec<serde_json::Value> {
     String::from_utf8_lossy(stdout)
         .lines()
@@ -268,12 +275,7 @@ fn analyze_searches_any_variant_and_refuses_a_finished_game() {
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(text.contains("4 decisions, depth 3"), "{text}");
     let full = "X".repeat(36) + " O";
-    let output = flipzero()
-        .args(["analyze", "--size", "6", "--position", &full])
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    assert!(String::from_utf8_lossy(&output.stderr).contains("the game is over"));
+    assert!(failing(&["analyze", "--size", "6", "--position", &full]).contains("the game is over"));
 }
 
 #[test]
@@ -419,6 +421,16 @@ fn solve_handles_the_fewest_discs_goal() {
 /// The tiny 6x6 run of the run crate's tests.
 fn tiny_run_config() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../flipzero-run/tests/tiny.toml")
+}
+
+/// `flipzero <subcommand> --config <tiny run> --run-dir <run>`.
+fn tiny_run_command(subcommand: &str, run: &std::path::Path) -> std::process::Output {
+    let config = tiny_run_config();
+    flipzero()
+        .args([subcommand, "--config", config.to_str().unwrap()])
+        .args(["--run-dir", run.to_str().unwrap()])
+        .output()
+        .unwrap()
 }
 
 fn shard_names(run: &std::path::Path) -> Vec<String> {
@@ -568,16 +580,7 @@ fn ladder_rates_a_checkpoint_against_engine_depths() {
     let folder = tempfile::tempdir().unwrap();
     let run = folder.path().join("run");
     let config = tiny_run_config();
-    let output = flipzero()
-        .args([
-            "init",
-            "--config",
-            config.to_str().unwrap(),
-            "--run-dir",
-            run.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
+    let output = tiny_run_command("init", &run);
     assert!(output.status.success());
     let checkpoint = run.join("checkpoints").join("step-000000000.ckpt");
     let output = flipzero()
@@ -611,12 +614,7 @@ fn ladder_rates_a_checkpoint_against_engine_depths() {
     }
     assert!(report["elo"].as_f64().unwrap().is_finite());
     // A file that is not a checkpoint is refused with its name.
-    let output = flipzero()
-        .args(["ladder", "--checkpoint", config.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    assert!(String::from_utf8_lossy(&output.stderr).contains("tiny.toml"));
+    assert!(failing(&["ladder", "--checkpoint", config.to_str().unwrap()]).contains("tiny.toml"));
 }
 
 fn write_file(folder: &std::path::Path, name: &str, text: &str) -> std::path::PathBuf {
@@ -693,12 +691,10 @@ plies = 2
         };
         assert_eq!(replayed["result"], expected);
     }
-    let output = flipzero()
-        .args(["replay", "--games", games.to_str().unwrap(), "--line", "19"])
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    assert!(String::from_utf8_lossy(&output.stderr).contains("no line 19"));
+    assert!(
+        failing(&["replay", "--games", games.to_str().unwrap(), "--line", "19"])
+            .contains("no line 19")
+    );
 }
 
 #[test]
@@ -785,17 +781,7 @@ fn non_empty(path: &std::path::Path) -> bool {
 fn report_plots_a_run_as_png_and_svg_beside_a_page() {
     let folder = tempfile::tempdir().unwrap();
     let run = folder.path().join("run");
-    let config = tiny_run_config();
-    let output = flipzero()
-        .args([
-            "loop",
-            "--config",
-            config.to_str().unwrap(),
-            "--run-dir",
-            run.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
+    let output = tiny_run_command("loop", &run);
     assert!(
         output.status.success(),
         "{}",
@@ -841,12 +827,9 @@ fn report_plots_a_run_as_png_and_svg_beside_a_page() {
         assert!(svg.contains("training step"), "axis label in the SVG");
     }
     // A directory without a run is refused.
-    let output = flipzero()
-        .args(["report", folder.path().join("none").to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    assert!(String::from_utf8_lossy(&output.stderr).contains("no metrics"));
+    assert!(
+        failing(&["report", folder.path().join("none").to_str().unwrap()]).contains("no metrics")
+    );
 }
 
 #[test]
@@ -1025,10 +1008,5 @@ fn an_external_gtp_engine_plays_in_the_arena() {
         "broken.toml",
         "variant = \"othello\"\nsize = 6\nformat = \"match\"\nagents = [\"gtp:/no/such/engine\", \"random\"]\n[openings]\ncount = 1\n",
     );
-    let output = flipzero()
-        .args(["arena", "--config", config.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    assert!(String::from_utf8_lossy(&output.stderr).contains("/no/such/engine"));
+    assert!(failing(&["arena", "--config", config.to_str().unwrap()]).contains("/no/such/engine"));
 }

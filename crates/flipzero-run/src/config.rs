@@ -6,6 +6,7 @@ use std::path::Path;
 
 use flipzero_arena::AgentSpec;
 use flipzero_core::Rules;
+use flipzero_core::files::FileError;
 use flipzero_mcts::MctsConfig;
 use flipzero_train::TrainConfig;
 use serde::{Deserialize, Serialize};
@@ -125,26 +126,9 @@ pub struct StopSection {
     pub minutes: Option<f64>,
 }
 
-/// A config that cannot be used.
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    /// The file cannot be read.
-    #[error("{path}: {source}")]
-    Io {
-        /// The file.
-        path: String,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The file is not a valid run config.
-    #[error("{path}: {reason}")]
-    Invalid {
-        /// The file.
-        path: String,
-        /// What is wrong, naming the key.
-        reason: String,
-    },
-}
+/// A config that cannot be read or used: the error names the file and, for a bad value,
+/// the key.
+pub type ConfigError = FileError;
 
 /// A checked config with its rules resolved.
 #[derive(Clone, Debug)]
@@ -162,10 +146,7 @@ impl RunConfig {
     /// An unreadable file, bad TOML, an unknown key, a value out of range, unknown rules or
     /// an opponent that cannot be parsed: each named.
     pub fn load(path: &Path) -> Result<ValidConfig, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
+        let text = std::fs::read_to_string(path).map_err(|source| FileError::io(path, source))?;
         Self::parse(&text, &path.display().to_string())
     }
 
@@ -174,10 +155,7 @@ impl RunConfig {
     /// # Errors
     /// As [`RunConfig::load`].
     pub fn parse(text: &str, name: &str) -> Result<ValidConfig, ConfigError> {
-        let invalid = |reason: String| ConfigError::Invalid {
-            path: name.to_owned(),
-            reason,
-        };
+        let invalid = |reason: String| FileError::invalid(Path::new(name), reason);
         let config: RunConfig = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
         config.check().map_err(invalid)?;
         let rules = Rules::load(&config.variant, config.size)

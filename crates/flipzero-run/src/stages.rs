@@ -18,7 +18,7 @@ use flipzero_train::{SampleError, Trainer};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::config::{ConfigError, RunConfig, ValidConfig};
+use crate::config::{RunConfig, ValidConfig};
 use crate::directory::{Record, RunDir};
 
 /// Hears how far a stage has come (the command line draws bars from it).
@@ -43,10 +43,7 @@ impl Progress for Silent {
 /// What can stop a stage.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
-    /// The config.
-    #[error(transparent)]
-    Config(#[from] ConfigError),
-    /// A file of the run (checkpoint, shard, metrics).
+    /// A file of the run (config, checkpoint, shard, metrics).
     #[error(transparent)]
     File(#[from] FileError),
     /// A training sample that does not fit the rules.

@@ -16,6 +16,16 @@ fn write_config(folder: &Path, name: &str, text: &str) -> std::path::PathBuf {
     path
 }
 
+/// A fresh tiny run in a temporary folder: the folder (kept alive), its config file, the
+/// run directory and the run.
+fn tiny_run() -> (tempfile::TempDir, std::path::PathBuf, RunDir, Run) {
+    let folder = tempfile::tempdir().unwrap();
+    let config = write_config(folder.path(), "tiny.toml", TINY);
+    let dir = RunDir::new(folder.path().join("run"));
+    let run = Run::start(dir.clone(), &config, Device::flex()).unwrap();
+    (folder, config, dir, run)
+}
+
 fn stages(records: &[Record]) -> Vec<&'static str> {
     records
         .iter()
@@ -29,10 +39,7 @@ fn stages(records: &[Record]) -> Vec<&'static str> {
 
 #[test]
 fn the_loop_plays_trains_and_evaluates_then_stops_at_its_budget() {
-    let folder = tempfile::tempdir().unwrap();
-    let config = write_config(folder.path(), "tiny.toml", TINY);
-    let dir = RunDir::new(folder.path().join("run"));
-    let run = Run::start(dir.clone(), &config, Device::flex()).unwrap();
+    let (_folder, config, dir, run) = tiny_run();
     let mut iterations = Vec::new();
     run.run_loop(&Silent, |iteration, records| {
         iterations.push((iteration, records.len()));
@@ -102,10 +109,7 @@ fn the_loop_plays_trains_and_evaluates_then_stops_at_its_budget() {
 
 #[test]
 fn a_stage_cut_short_plays_only_the_missing_games() {
-    let folder = tempfile::tempdir().unwrap();
-    let config = write_config(folder.path(), "tiny.toml", TINY);
-    let dir = RunDir::new(folder.path().join("run"));
-    let run = Run::start(dir.clone(), &config, Device::flex()).unwrap();
+    let (_folder, _config, dir, run) = tiny_run();
     run.self_play(6, &Silent).unwrap().unwrap();
     // As if the process had been killed before games 1 and 4 ended.
     for game in [1, 4] {
@@ -139,10 +143,7 @@ fn a_stage_cut_short_plays_only_the_missing_games() {
 
 #[test]
 fn a_corrupt_shard_stops_training_with_its_name() {
-    let folder = tempfile::tempdir().unwrap();
-    let config = write_config(folder.path(), "tiny.toml", TINY);
-    let dir = RunDir::new(folder.path().join("run"));
-    let run = Run::start(dir.clone(), &config, Device::flex()).unwrap();
+    let (_folder, _config, dir, run) = tiny_run();
     run.self_play(2, &Silent).unwrap();
     let path = dir.shard_path(0, 1);
     let bytes = std::fs::read(&path).unwrap();
@@ -156,14 +157,7 @@ fn a_corrupt_shard_stops_training_with_its_name() {
 
 #[test]
 fn too_few_samples_is_an_error_not_a_panic() {
-    let folder = tempfile::tempdir().unwrap();
-    let config = write_config(folder.path(), "tiny.toml", TINY);
-    let run = Run::start(
-        RunDir::new(folder.path().join("run")),
-        &config,
-        Device::flex(),
-    )
-    .unwrap();
+    let (_folder, _config, _dir, run) = tiny_run();
     assert!(matches!(
         run.train(1, &Silent),
         Err(RunError::NotEnoughSamples { have: 0, need: 16 })
@@ -207,14 +201,7 @@ fn a_directory_of_another_run_is_refused() {
 
 #[test]
 fn evaluation_options_replace_the_configs_opponents() {
-    let folder = tempfile::tempdir().unwrap();
-    let config = write_config(folder.path(), "tiny.toml", TINY);
-    let run = Run::start(
-        RunDir::new(folder.path().join("run")),
-        &config,
-        Device::flex(),
-    )
-    .unwrap();
+    let (_folder, _config, _dir, run) = tiny_run();
     let options = EvaluateOptions {
         openings: Some(3),
         opponents: Some(vec!["engine:depth=2".to_owned()]),
