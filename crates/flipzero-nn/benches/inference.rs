@@ -4,7 +4,8 @@
 //! channels), the 8x8 one `othello-8x8.toml`'s (6 blocks of 64). `scripts/pytorch-speed.py`
 //! measures the same networks in PyTorch.
 //!
-//! Run with `cargo bench -p flipzero-nn --bench inference` (a release build of Burn: long).
+//! Run with `cargo bench -p flipzero-nn --bench inference` (a release build of Burn: long);
+//! add `--features ndarray` to measure Burn's NdArray backend beside flex.
 
 // criterion's macros define undocumented items.
 #![allow(missing_docs)]
@@ -101,5 +102,31 @@ fn training(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, inference, training);
+/// The deprecated NdArray backend beside flex (`--features ndarray`): batch 64 only.
+#[cfg(feature = "ndarray")]
+fn ndarray_inference(c: &mut Criterion) {
+    #[allow(deprecated)]
+    let device = Device::ndarray();
+    let mut group = c.benchmark_group("nn/ndarray/inference");
+    group.sample_size(10);
+    for (name, side, blocks, channels, value_hidden) in NETWORKS {
+        let config = config(side, blocks, channels, value_hidden);
+        let net = config.init(&device).valid();
+        let batch = 64;
+        let input = tensor(
+            [batch, config.input_planes, config.rows, config.cols],
+            &device,
+        );
+        group.throughput(Throughput::Elements(batch as u64));
+        group.bench_with_input(BenchmarkId::new(name, batch), &input, |b, input| {
+            b.iter(|| net.forward(input.clone()).policy_logits.into_data())
+        });
+    }
+    group.finish();
+}
+
+#[cfg(not(feature = "ndarray"))]
+fn ndarray_inference(_: &mut Criterion) {}
+
+criterion_group!(benches, inference, training, ndarray_inference);
 criterion_main!(benches);

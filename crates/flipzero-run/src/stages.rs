@@ -560,9 +560,20 @@ impl Run {
                 return Ok(());
             }
             let play = &self.config.config.selfplay;
-            records.extend(self.self_play(play.games_per_iteration, progress)?);
             let train = &self.config.config.train;
-            records.push(self.train(train.steps_per_iteration, progress)?);
+            let mut games = play.games_per_iteration;
+            records.extend(self.self_play(games, progress)?);
+            // Too few samples for a batch (short games, a big batch): play more first.
+            let trained = loop {
+                match self.train(train.steps_per_iteration, progress) {
+                    Err(RunError::NotEnoughSamples { .. }) => {
+                        games += play.games_per_iteration;
+                        records.extend(self.self_play(games, progress)?);
+                    }
+                    other => break other?,
+                }
+            };
+            records.push(trained);
             let step = self.ensure_checkpoint()?;
             if self.evaluation_due(step)? {
                 records.extend(self.evaluate(&EvaluateOptions::default(), progress)?);

@@ -156,6 +156,23 @@ fn a_corrupt_shard_stops_training_with_its_name() {
 }
 
 #[test]
+fn the_loop_plays_more_games_when_a_batch_needs_more_samples() {
+    let folder = tempfile::tempdir().unwrap();
+    // Two games of 6x6 Othello give at most about 70 samples: not a batch of 100.
+    let text = TINY
+        .replace("games_per_iteration = 6", "games_per_iteration = 2")
+        .replace("batch_size = 16", "batch_size = 100")
+        .replace("iterations = 2", "iterations = 1");
+    let config = write_config(folder.path(), "short.toml", &text);
+    let dir = RunDir::new(folder.path().join("run"));
+    let run = Run::start(dir.clone(), &config, Device::flex()).unwrap();
+    run.run_loop(&Silent, |_, _| {}).unwrap();
+    let played = dir.games_of_step(0).unwrap().len();
+    assert!(played >= 4 && played % 2 == 0, "{played} games");
+    assert_eq!(dir.checkpoint_steps().unwrap(), [0, 3]);
+}
+
+#[test]
 fn too_few_samples_is_an_error_not_a_panic() {
     let (_folder, _config, _dir, run) = tiny_run();
     assert!(matches!(
