@@ -286,6 +286,19 @@ fn saved<W: Bitboard>(
     names: (&str, &str),
     game: &GameResult,
 ) -> SavedGame {
+    SavedGame::new(&config.variant, config.size, rules, opening, names, game)
+}
+
+impl SavedGame {
+    /// The record of `game`, played from `opening` by the agents `names` (first, second).
+    pub fn new<W: Bitboard>(
+        variant: &str,
+        size: Option<u8>,
+        rules: &Rules,
+        opening: &Game<W>,
+        names: (&str, &str),
+        game: &GameResult,
+    ) -> Self {
     let (black, white) = if game.first_agent_color == Color::Black {
         names
     } else {
@@ -307,8 +320,8 @@ fn saved<W: Bitboard>(
         1.0 - game.points
     };
     SavedGame {
-        variant: config.variant.clone(),
-        size: config.size,
+        variant: variant.to_owned(),
+        size,
         black: black.to_owned(),
         white: white.to_owned(),
         opening: opening.to_text(rules),
@@ -324,6 +337,7 @@ fn saved<W: Bitboard>(
             Ending::Finished => "finished".to_owned(),
             Ending::Time(_) => "time".to_owned(),
         },
+    }
     }
 }
 

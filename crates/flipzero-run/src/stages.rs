@@ -5,8 +5,10 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use burn::tensor::Device;
+use flipzero_arena::competition::SavedGame;
 use flipzero_arena::{
-    AgentFactory, AgentSpec, AgentSpecError, MctsSpec, play_paired, random_openings,
+    AgentFactory, AgentSpec, AgentSpecError, MctsSpec, balanced_openings, play_paired,
+    random_openings,
 };
 use flipzero_core::files::FileError;
 use flipzero_core::{Bitboard, Outcome, Rules, with_width};
@@ -76,10 +78,16 @@ pub struct EvaluateOptions {
     pub openings: Option<usize>,
     /// Random plies from the start that make each opening.
     pub opening_plies: Option<u32>,
+    /// Keep only openings that the classical engine (depth 6) scores within this many discs
+    /// of even (RULES.md 4.5): random plies can leave one side lost by force.
+    pub balanced_margin: Option<f64>,
     /// Opponents, as `random` or `engine:depth=N`.
     pub opponents: Option<Vec<String>>,
     /// Simulations per decision of the network's agent.
     pub simulations: Option<u32>,
+    /// Append every game to this file, one JSON object per line
+    /// (`flipzero_arena::competition::SavedGame`).
+    pub games: Option<std::path::PathBuf>,
 }
 
 /// A run: its directory, its checked config, the device its networks run on and its clock.
@@ -90,6 +98,17 @@ pub struct Run {
     /// Run time already spent by earlier stages (from the metrics file).
     clock_base: f64,
     started: Instant,
+}
+
+/// Appends text to a file (made when missing).
+fn append_lines(path: &std::path::Path, text: &str) -> Result<(), FileError> {
+    use std::io::Write;
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .and_then(|mut file| file.write_all(text.as_bytes()))
+        .map_err(|e| FileError::io(path, e))
 }
 
 /// A stream of numbers mixed into one seed.
@@ -433,12 +452,15 @@ impl Run {
             .collect::<Result<_, String>>()
             .map_err(RunError::Opponent)?;
         // The same openings at every checkpoint, so scores compare along the run.
-        let suite = random_openings::<W>(
-            rules,
-            count,
-            options.opening_plies.unwrap_or(evaluate.opening_plies),
-            mix(&[self.config.config.seed, 3]),
-        );
+        let plies = options.opening_plies.unwrap_or(evaluate.opening_plies);
+        let seed = mix(&[self.config.config.seed, 3]);
+        let weights = WeightsFile::embedded()
+            .weights_for(rules, "embedded weights")
+            .map_err(|e| RunError::Opponent(e.to_string()))?;
+        let suite = match options.balanced_margin {
+            Some(margin) => balanced_openings::<W>(rules, &weights, count, plies, 6, margin, seed),
+            None => random_openings::<W>(rules, count, plies, seed),
+        };
         let mcts = self.config.evaluate_mcts();
         let network = AgentFactory::with_network(
             &AgentSpec::Mcts(MctsSpec {
@@ -449,9 +471,7 @@ impl Run {
                 c_puct: mcts.c_puct,
             }),
             rules,
-            WeightsFile::embedded()
-                .weights_for(rules, "embedded weights")
-                .map_err(|e| RunError::Opponent(e.to_string()))?,
+            weights,
             Some((net, self.device.clone())),
         );
         let mut records = Vec::new();
@@ -471,6 +491,22 @@ impl Run {
                 |_| progress.advance(1),
             );
             progress.end();
+            if let Some(path) = &options.games {
+                let mut lines = String::new();
+                for (index, game) in result.games.iter().enumerate() {
+                    let saved = SavedGame::new(
+                        &self.config.config.variant,
+                        self.config.config.size,
+                        rules,
+                        &suite[index / 2],
+                        (&format!("network step {step}"), text),
+                        game,
+                    );
+                    lines.push_str(&serde_json::to_string(&saved).expect("games serialise"));
+                    lines.push('\n');
+                }
+                append_lines(path, &lines)?;
+            }
             let record = Record::Evaluate {
                 step,
                 opponent: text.clone(),

@@ -81,6 +81,10 @@ pub(crate) struct EvaluateArgs {
     /// Random plies from the start that make each opening; the config's when absent.
     #[arg(long)]
     opening_plies: Option<u32>,
+    /// Keep only openings the classical engine (depth 6) scores within this many discs of
+    /// even: random plies can leave one side lost by force.
+    #[arg(long)]
+    balanced: Option<f64>,
     /// An opponent (`random`, `engine:depth=4`, ...); repeat for several. The config's
     /// opponents when absent.
     #[arg(long = "opponent")]
@@ -88,6 +92,10 @@ pub(crate) struct EvaluateArgs {
     /// Simulations per decision of the network's agent.
     #[arg(long)]
     simulations: Option<u32>,
+    /// Append every game to this file, one JSON object per line (as `flipzero arena
+    /// --games` writes them; `flipzero replay --games FILE --line N` plays one back).
+    #[arg(long)]
+    games: Option<PathBuf>,
 }
 
 /// Progress bars on standard error (hidden when it is not a terminal).
@@ -231,6 +239,13 @@ pub(crate) fn run_loop(args: &LoopArgs) -> anyhow::Result<()> {
         run.config().config.network.blocks,
         run.config().config.network.channels,
     );
+    let step = run.ensure_checkpoint()?;
+    if step > 0 {
+        eprintln!(
+            "resuming at step {step} after {:.1} minutes of run time",
+            run.elapsed_seconds() / 60.0
+        );
+    }
     let bars = Bars::new();
     run.run_loop(&bars, |iteration, records| {
         println!("{}", summary(iteration, records, run.elapsed_seconds()));
@@ -271,8 +286,10 @@ pub(crate) fn evaluate(args: &EvaluateArgs) -> anyhow::Result<()> {
         step: args.step,
         openings: args.openings,
         opening_plies: args.opening_plies,
+        balanced_margin: args.balanced,
         opponents: (!args.opponents.is_empty()).then(|| args.opponents.clone()),
         simulations: args.simulations,
+        games: args.games.clone(),
     };
     for record in run.evaluate(&options, &Bars::new())? {
         println!("{}", describe(&record));
