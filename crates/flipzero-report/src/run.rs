@@ -229,8 +229,8 @@ pub fn run_report(dir: &Path, out: &Path, format: ReportFormat) -> Result<PathBu
         ("positions".to_owned(), positions.to_string()),
         ("training step".to_owned(), last_step.to_string()),
         (
-            "run time".to_owned(),
-            format!("{:.1} minutes", records.last().map_or(0.0, minutes)),
+            "run time at the newest checkpoint".to_owned(),
+            format!("{:.1} minutes", made_at.values().last().copied().unwrap_or(0.0)),
         ),
     ];
     for (opponent, points) in &scores {
