@@ -299,45 +299,45 @@ impl SavedGame {
         names: (&str, &str),
         game: &GameResult,
     ) -> Self {
-    let (black, white) = if game.first_agent_color == Color::Black {
-        names
-    } else {
-        (names.1, names.0)
-    };
-    let mut position = opening.clone();
-    let mut moves = Vec::with_capacity(game.decisions.len());
-    for &decision in &game.decisions {
-        moves.push(notation::decision_name(
-            rules,
-            position.geometry(),
-            decision,
-        ));
-        position = position.play_unchecked(rules, decision);
-    }
-    let black_points = if game.first_agent_color == Color::Black {
-        game.points
-    } else {
-        1.0 - game.points
-    };
-    SavedGame {
-        variant: variant.to_owned(),
-        size,
-        black: black.to_owned(),
-        white: white.to_owned(),
-        opening: opening.to_text(rules),
-        decisions: moves.join(" "),
-        result: match black_points {
-            1.0 => "1-0",
-            0.0 => "0-1",
-            _ => "1/2-1/2",
+        let (black, white) = if game.first_agent_color == Color::Black {
+            names
+        } else {
+            (names.1, names.0)
+        };
+        let mut position = opening.clone();
+        let mut moves = Vec::with_capacity(game.decisions.len());
+        for &decision in &game.decisions {
+            moves.push(notation::decision_name(
+                rules,
+                position.geometry(),
+                decision,
+            ));
+            position = position.play_unchecked(rules, decision);
         }
-        .to_owned(),
-        score: game.black_score,
-        ending: match game.ending {
-            Ending::Finished => "finished".to_owned(),
-            Ending::Time(_) => "time".to_owned(),
-        },
-    }
+        let black_points = if game.first_agent_color == Color::Black {
+            game.points
+        } else {
+            1.0 - game.points
+        };
+        SavedGame {
+            variant: variant.to_owned(),
+            size,
+            black: black.to_owned(),
+            white: white.to_owned(),
+            opening: opening.to_text(rules),
+            decisions: moves.join(" "),
+            result: match black_points {
+                1.0 => "1-0",
+                0.0 => "0-1",
+                _ => "1/2-1/2",
+            }
+            .to_owned(),
+            score: game.black_score,
+            ending: match game.ending {
+                Ending::Finished => "finished".to_owned(),
+                Ending::Time(_) => "time".to_owned(),
+            },
+        }
     }
 }
 

@@ -230,7 +230,10 @@ pub fn run_report(dir: &Path, out: &Path, format: ReportFormat) -> Result<PathBu
         ("training step".to_owned(), last_step.to_string()),
         (
             "run time at the newest checkpoint".to_owned(),
-            format!("{:.1} minutes", made_at.values().last().copied().unwrap_or(0.0)),
+            format!(
+                "{:.1} minutes",
+                made_at.values().last().copied().unwrap_or(0.0)
+            ),
         ),
     ];
     for (opponent, points) in &scores {
