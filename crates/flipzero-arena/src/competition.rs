@@ -341,6 +341,10 @@ impl SavedGame {
     }
 }
 
+/// A Swiss player's standing and games: (the opponent, or `usize::MAX` for a bye; the
+/// player's discs at the end).
+type SwissRecord = (SwissPlayer, Vec<(usize, u32)>);
+
 fn run_with<W: Bitboard>(
     config: &ArenaConfig,
     rules: &Rules,
@@ -358,7 +362,7 @@ fn run_with<W: Bitboard>(
     let mut points = vec![0.0f64; factories.len()];
     let mut played = vec![0u32; factories.len()];
     let mut sprt_decision = None;
-    let mut swiss_table: Option<Vec<(SwissPlayer, Vec<(usize, u32)>)>> = None;
+    let mut swiss_table: Option<Vec<SwissRecord>> = None;
 
     // A paired match of agents `a` and `b` over `suite`, recorded.
     let mut paired = |a: usize, b: usize, suite: &[Game<W>], seed: u64| {
@@ -505,7 +509,7 @@ fn run_with<W: Bitboard>(
         .unwrap_or(0);
     let rated = ratings(factories.len(), &pairs, anchor, config.anchor_elo)
         .map_err(|e| ArenaError::Config(e.to_string()))?;
-    let squares = rules.square_count() as u32;
+    let squares = rules.square_count();
     let mut standings: Vec<Standing> = (0..factories.len())
         .map(|index| Standing {
             name: names[index].clone(),

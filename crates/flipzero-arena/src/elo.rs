@@ -187,11 +187,12 @@ fn solve(matrix: &[Vec<f64>], vector: &[f64]) -> Option<Vec<f64>> {
             return None;
         }
         rows.swap(column, pivot);
-        for row in 0..n {
-            if row != column {
-                let factor = rows[row][column] / rows[column][column];
-                for k in column..=n {
-                    rows[row][k] -= factor * rows[column][k];
+        let pivot_row = rows[column].clone();
+        for (index, row) in rows.iter_mut().enumerate() {
+            if index != column {
+                let factor = row[column] / pivot_row[column];
+                for (value, pivot) in row.iter_mut().zip(&pivot_row).skip(column) {
+                    *value -= factor * pivot;
                 }
             }
         }

@@ -559,7 +559,7 @@ impl Run {
             && evaluate.openings > 0
             && !evaluate.opponents.is_empty()
             && iteration > 0
-            && iteration % evaluate.every_iterations == 0
+            && iteration.is_multiple_of(evaluate.every_iterations)
             && !self.evaluated(step)?)
     }
 

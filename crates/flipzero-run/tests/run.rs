@@ -168,7 +168,7 @@ fn the_loop_plays_more_games_when_a_batch_needs_more_samples() {
     let run = Run::start(dir.clone(), &config, Device::flex()).unwrap();
     run.run_loop(&Silent, |_, _| {}).unwrap();
     let played = dir.games_of_step(0).unwrap().len();
-    assert!(played >= 4 && played % 2 == 0, "{played} games");
+    assert!(played >= 4 && played.is_multiple_of(2), "{played} games");
     assert_eq!(dir.checkpoint_steps().unwrap(), [0, 3]);
 }
 
