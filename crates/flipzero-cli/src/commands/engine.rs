@@ -44,6 +44,8 @@ pub(crate) fn run(args: &EngineArgs) -> anyhow::Result<()> {
     } else {
         args.agent.parse().with_context(|| "--agent")?
     };
+    flipzero_core::Rules::load(&args.variant, Some(args.size))
+        .with_context(|| format!("--variant {} --size {}", args.variant, args.size))?;
     let protocol = match args.protocol {
         ProtocolArg::Gtp => Protocol::Gtp,
         ProtocolArg::Nboard => Protocol::Nboard,
