@@ -41,17 +41,17 @@ fn tensor<const D: usize>(shape: [usize; D], device: &Device) -> Tensor<D> {
     Tensor::from_data(TensorData::new(values, shape), device)
 }
 
-fn inference(c: &mut Criterion) {
-    let device = Device::flex();
-    let mut group = c.benchmark_group("nn/flex/inference");
+/// Inference of both networks on `device` at each batch size, as group `nn/<backend>/inference`.
+fn inference_on(c: &mut Criterion, backend: &str, device: &Device, batches: &[usize]) {
+    let mut group = c.benchmark_group(format!("nn/{backend}/inference"));
     group.sample_size(10);
     for (name, side, blocks, channels, value_hidden) in NETWORKS {
         let config = config(side, blocks, channels, value_hidden);
-        let net = config.init(&device).valid();
-        for batch in [1usize, 64, 256] {
+        let net = config.init(device).valid();
+        for &batch in batches {
             let input = tensor(
                 [batch, config.input_planes, config.rows, config.cols],
-                &device,
+                device,
             );
             group.throughput(Throughput::Elements(batch as u64));
             group.bench_with_input(BenchmarkId::new(name, batch), &input, |b, input| {
@@ -60,6 +60,10 @@ fn inference(c: &mut Criterion) {
         }
     }
     group.finish();
+}
+
+fn inference(c: &mut Criterion) {
+    inference_on(c, "flex", &Device::flex(), &[1, 64, 256]);
 }
 
 fn training(c: &mut Criterion) {
@@ -107,22 +111,7 @@ fn training(c: &mut Criterion) {
 fn ndarray_inference(c: &mut Criterion) {
     #[allow(deprecated)]
     let device = Device::ndarray();
-    let mut group = c.benchmark_group("nn/ndarray/inference");
-    group.sample_size(10);
-    for (name, side, blocks, channels, value_hidden) in NETWORKS {
-        let config = config(side, blocks, channels, value_hidden);
-        let net = config.init(&device).valid();
-        let batch = 64;
-        let input = tensor(
-            [batch, config.input_planes, config.rows, config.cols],
-            &device,
-        );
-        group.throughput(Throughput::Elements(batch as u64));
-        group.bench_with_input(BenchmarkId::new(name, batch), &input, |b, input| {
-            b.iter(|| net.forward(input.clone()).policy_logits.into_data())
-        });
-    }
-    group.finish();
+    inference_on(c, "ndarray", &device, &[64]);
 }
 
 #[cfg(not(feature = "ndarray"))]
