@@ -551,6 +551,7 @@ fn the_stages_run_as_separate_commands_on_one_run_directory() {
     assert!(played.contains("step 0: 4 games"), "{played}");
     let trained = ok(&["train", "--run-dir", run_arg, "--steps", "2"]);
     assert!(trained.contains("step 2:"), "{trained}");
+    let games = folder.path().join("games.jsonl");
     let evaluated = ok(&[
         "evaluate",
         "--run-dir",
@@ -559,8 +560,19 @@ fn the_stages_run_as_separate_commands_on_one_run_directory() {
         "1",
         "--opponent",
         "random",
+        "--balanced",
+        "30",
+        "--games",
+        games.to_str().unwrap(),
     ]);
     assert!(evaluated.contains("step 2: vs random"), "{evaluated}");
+    // Both games of the opening were saved, and each replays to its end.
+    let saved = std::fs::read_to_string(&games).unwrap();
+    assert_eq!(saved.lines().count(), 2);
+    for line in ["1", "2"] {
+        let replayed = ok(&["replay", "--games", games.to_str().unwrap(), "--line", line]);
+        assert!(replayed.contains("result:"), "{replayed}");
+    }
     // A stage on a directory that holds no run says so.
     let output = flipzero()
         .args([
