@@ -27,8 +27,7 @@ const NEWEST_GAMES: usize = 2000;
 /// either way out of `games`.
 fn performance_elo(score: f64, games: usize) -> f64 {
     let half = 0.5 / games.max(1) as f64;
-    let score = score.clamp(half, 1.0 - half);
-    -400.0 * (1.0 / score - 1.0).log10()
+    flipzero_arena::elo::elo_difference(score.clamp(half, 1.0 - half))
 }
 
 /// Writes plots (PNG and SVG) and a page about the run in `dir` into `out`; returns the
