@@ -24,6 +24,8 @@ enum Command {
     Engine(commands::engine::EngineArgs),
     /// Play a checkpoint against opponents (a stage of a learning run).
     Evaluate(commands::learn::EvaluateArgs),
+    /// Write a checkpoint's network as ONNX and/or safetensors with a JSON description.
+    Export(commands::export::ExportArgs),
     /// Make a run directory from a run config without running a stage.
     Init(commands::learn::InitArgs),
     /// Rate a network checkpoint against the classical engine at depths 1 to N (Elo).
@@ -62,6 +64,7 @@ fn main() -> ExitCode {
         Command::Solve(args) => commands::solve::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Engine(args) => commands::engine::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Evaluate(args) => commands::learn::evaluate(&args).map(|()| ExitCode::SUCCESS),
+        Command::Export(args) => commands::export::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Init(args) => commands::learn::init(&args).map(|()| ExitCode::SUCCESS),
         Command::Ladder(args) => commands::ladder::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Loop(args) => commands::learn::run_loop(&args).map(|()| ExitCode::SUCCESS),

@@ -7,8 +7,10 @@
 
 pub mod checkpoint;
 pub mod evaluator;
+pub mod export;
 pub mod net;
 
 pub use checkpoint::{Checkpoint, CheckpointError, CheckpointMeta};
 pub use evaluator::NetEvaluator;
+pub use export::{ExportError, ExportFormat, ExportOptions, export};
 pub use net::{NetConfig, NetOutput, PolicyValueNet};

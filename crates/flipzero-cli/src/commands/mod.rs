@@ -4,6 +4,7 @@ pub(crate) mod analyze;
 pub(crate) mod arena;
 pub(crate) mod engine;
 mod engine_setup;
+pub(crate) mod export;
 pub(crate) mod ladder;
 pub(crate) mod learn;
 pub(crate) mod perft;
