@@ -233,7 +233,8 @@ impl<W: Bitboard> Agent<W> for GreedyAgent {
 /// - `mcts:checkpoint=<file>,simulations=200` or `...,time=0.5` (seconds per decision): MCTS
 ///   with a network checkpoint; without `checkpoint`, with a uniform evaluator. Options
 ///   `solve=EMPTIES` (exact values at leaves, default 12) and `cpuct=C`;
-/// - `gtp:<command line>`: an external engine process that speaks GTP.
+/// - `gtp:<command line>`: an external engine process that speaks GTP;
+/// - `nboard:<command line>`: an external engine process that speaks the NBoard protocol.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AgentSpec {
     /// [`RandomAgent`].
@@ -246,6 +247,8 @@ pub enum AgentSpec {
     Mcts(MctsSpec),
     /// [`crate::external::GtpAgent`]: an engine process started by this command line.
     Gtp(String),
+    /// [`crate::external::NBoardAgent`]: an engine process started by this command line.
+    NBoard(String),
 }
 
 /// How an MCTS agent searches and with which network.
@@ -299,7 +302,8 @@ pub struct AgentSpecError {
 
 const AGENT_FORMS: &str = "use `random`, `greedy`, `engine`, `engine:depth=4` (options depth, \
     nodes, time, solve, end, random, seed), `mcts:checkpoint=FILE,simulations=N` (options \
-    checkpoint, simulations, time, solve, cpuct), or `gtp:<engine command line>`";
+    checkpoint, simulations, time, solve, cpuct), `gtp:<engine command line>` or \
+    `nboard:<engine command line>`";
 
 fn parse_mcts(options: &str) -> Result<MctsSpec, String> {
     let mut spec = MctsSpec::default();
@@ -364,6 +368,9 @@ impl std::str::FromStr for AgentSpec {
             Some(("mcts", options)) => parse_mcts(options).map(AgentSpec::Mcts).map_err(error),
             Some(("gtp", command)) if !command.trim().is_empty() => {
                 Ok(AgentSpec::Gtp(command.trim().to_owned()))
+            }
+            Some(("nboard", command)) if !command.trim().is_empty() => {
+                Ok(AgentSpec::NBoard(command.trim().to_owned()))
             }
             _ => Err(error(AGENT_FORMS.to_owned())),
         }
@@ -435,6 +442,16 @@ impl AgentFactory {
                 })?;
                 None
             }
+            AgentSpec::NBoard(command) => {
+                flipzero_core::with_width!(rules.square_count(), W => {
+                    crate::external::NBoardAgent::<W>::probe(rules, command)
+                })
+                .map_err(|reason| AgentError::External {
+                    command: command.clone(),
+                    reason,
+                })?;
+                None
+            }
             _ => None,
         };
         Ok(Self::with_network(spec, rules, weights, network))
@@ -472,6 +489,10 @@ impl AgentFactory {
             )),
             AgentSpec::Gtp(command) => Box::new(
                 crate::external::GtpAgent::<W>::start(rules, command)
+                    .unwrap_or_else(|e| panic!("starting `{command}`: {e}")),
+            ),
+            AgentSpec::NBoard(command) => Box::new(
+                crate::external::NBoardAgent::<W>::start(rules, command)
                     .unwrap_or_else(|e| panic!("starting `{command}`: {e}")),
             ),
             AgentSpec::Mcts(spec) => {

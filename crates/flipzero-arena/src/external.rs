@@ -1,6 +1,7 @@
-//! An external engine as an agent: a process that speaks GTP on its stdin and stdout
-//! (Edax, or `flipzero engine --protocol gtp`). The agent tells it the moves played since
-//! it last moved and asks `genmove`.
+//! External engines as agents: processes that speak GTP (Edax, `flipzero engine --protocol
+//! gtp`) or the NBoard protocol (NBoard engines, `flipzero engine --protocol nboard`) on their
+//! stdin and stdout. The GTP agent tells its engine the moves played since it last moved and
+//! asks `genmove`; the NBoard agent sets the position as a GGF game and asks `go`.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -10,24 +11,16 @@ use flipzero_core::{Bitboard, Color, Decision, Game, Rules, notation};
 
 use crate::agent::Agent;
 
-/// A GTP engine process playing one game.
-pub struct GtpAgent<W: Bitboard> {
-    rules: Rules,
+/// A running engine process: its input and its output lines.
+struct EngineProcess {
     child: Child,
     input: ChildStdin,
     output: BufReader<ChildStdout>,
-    /// The position the engine has been told about, once a game has begun.
-    known: Option<Game<W>>,
-    /// The time for the next move, sent as `time_left`.
-    move_time: Option<Duration>,
 }
 
-impl<W: Bitboard> GtpAgent<W> {
+impl EngineProcess {
     /// Starts `command` (split at whitespace: program and arguments).
-    ///
-    /// # Errors
-    /// When the program cannot be started.
-    pub fn start(rules: &Rules, command: &str) -> std::io::Result<Self> {
+    fn start(command: &str) -> std::io::Result<Self> {
         let mut words = command.split_whitespace();
         let program = words
             .next()
@@ -41,10 +34,77 @@ impl<W: Bitboard> GtpAgent<W> {
         let input = child.stdin.take().expect("a piped stdin");
         let output = BufReader::new(child.stdout.take().expect("a piped stdout"));
         Ok(Self {
-            rules: rules.clone(),
             child,
             input,
             output,
+        })
+    }
+
+    fn send(&mut self, line: &str) -> Result<(), String> {
+        writeln!(self.input, "{line}")
+            .and_then(|()| self.input.flush())
+            .map_err(|e| format!("the engine went away: {e}"))
+    }
+
+    /// The next line of output, without its line end; an error once the output is closed.
+    fn line(&mut self, after: &str) -> Result<String, String> {
+        let mut line = String::new();
+        let read = self
+            .output
+            .read_line(&mut line)
+            .map_err(|e| format!("reading the engine: {e}"))?;
+        if read == 0 {
+            return Err(format!("the engine closed its output after `{after}`"));
+        }
+        Ok(line.trim_end().to_owned())
+    }
+}
+
+impl Drop for EngineProcess {
+    fn drop(&mut self) {
+        let _ = writeln!(self.input, "quit");
+        let _ = self.input.flush();
+        let _ = self.child.wait();
+    }
+}
+
+/// The game's move in an engine's answer (`f5`, `F5`, `PA`, `pass`), as a legal decision.
+fn decision_from_answer<W: Bitboard>(
+    rules: &Rules,
+    game: &Game<W>,
+    answer: &str,
+) -> Result<(Decision, Game<W>), String> {
+    let text = answer.to_ascii_lowercase();
+    let text = if text == "pa" { "pass" } else { text.as_str() };
+    let played = notation::replay(rules, game, text)
+        .map_err(|e| format!("the engine answered `{answer}`: {}", e.reason))?;
+    let decision = game
+        .legal_decisions(rules)
+        .into_iter()
+        .find(|&d| game.play_unchecked(rules, d).hash() == played.hash())
+        .ok_or("no legal decision matches the engine's move")?;
+    Ok((decision, played))
+}
+
+/// A GTP engine process playing one game.
+pub struct GtpAgent<W: Bitboard> {
+    rules: Rules,
+    process: EngineProcess,
+    /// The position the engine has been told about, once a game has begun.
+    known: Option<Game<W>>,
+    /// The time for the next move, sent as `time_left`.
+    move_time: Option<Duration>,
+}
+
+impl<W: Bitboard> GtpAgent<W> {
+    /// Starts `command` (split at whitespace: program and arguments).
+    ///
+    /// # Errors
+    /// When the program cannot be started.
+    pub fn start(rules: &Rules, command: &str) -> std::io::Result<Self> {
+        Ok(Self {
+            rules: rules.clone(),
+            process: EngineProcess::start(command)?,
             known: None,
             move_time: None,
         })
@@ -64,19 +124,10 @@ impl<W: Bitboard> GtpAgent<W> {
 
     /// Sends a command and returns the answer's text, or the engine's error.
     fn ask(&mut self, command: &str) -> Result<String, String> {
-        writeln!(self.input, "{command}")
-            .and_then(|()| self.input.flush())
-            .map_err(|e| format!("the engine went away: {e}"))?;
+        self.process.send(command)?;
         let mut answer = String::new();
         loop {
-            let mut line = String::new();
-            let read = self
-                .output
-                .read_line(&mut line)
-                .map_err(|e| format!("reading the engine: {e}"))?;
-            if read == 0 {
-                return Err(format!("the engine closed its output after `{command}`"));
-            }
+            let line = self.process.line(command)?;
             if line.trim().is_empty() {
                 if answer.is_empty() {
                     continue;
@@ -84,6 +135,7 @@ impl<W: Bitboard> GtpAgent<W> {
                 break;
             }
             answer.push_str(&line);
+            answer.push('\n');
         }
         let answer = answer.trim();
         match answer.chars().next() {
@@ -161,13 +213,7 @@ impl<W: Bitboard> GtpAgent<W> {
             self.ask(&format!("time_left {color} {seconds:.0} 0"))?;
         }
         let answer = self.ask(&format!("genmove {color}"))?;
-        let played = notation::replay(&self.rules, game, &answer.to_ascii_lowercase())
-            .map_err(|e| format!("genmove answered `{answer}`: {}", e.reason))?;
-        let decision = game
-            .legal_decisions(&self.rules)
-            .into_iter()
-            .find(|&d| game.play_unchecked(&self.rules, d).hash() == played.hash())
-            .ok_or("no legal decision matches the engine's move")?;
+        let (decision, played) = decision_from_answer(&self.rules, game, &answer)?;
         self.known = Some(played);
         Ok(decision)
     }
@@ -187,10 +233,117 @@ impl<W: Bitboard> Agent<W> for GtpAgent<W> {
     }
 }
 
-impl<W: Bitboard> Drop for GtpAgent<W> {
-    fn drop(&mut self) {
-        let _ = writeln!(self.input, "quit");
-        let _ = self.input.flush();
-        let _ = self.child.wait();
+/// An NBoard engine process playing one game.
+pub struct NBoardAgent<W: Bitboard> {
+    rules: Rules,
+    process: EngineProcess,
+    /// Numbers the `ping`s that mark where the engine's answers to a request end.
+    pings: u64,
+    _width: std::marker::PhantomData<W>,
+}
+
+impl<W: Bitboard> NBoardAgent<W> {
+    /// Starts `command` and opens the protocol (`nboard 2`).
+    ///
+    /// # Errors
+    /// When the program cannot be started or does not answer.
+    pub fn start(rules: &Rules, command: &str) -> Result<Self, String> {
+        let mut agent = Self {
+            rules: rules.clone(),
+            process: EngineProcess::start(command).map_err(|e| e.to_string())?,
+            pings: 0,
+            _width: std::marker::PhantomData,
+        };
+        agent.process.send("nboard 2")?;
+        agent.synchronise("nboard 2")?;
+        Ok(agent)
+    }
+
+    /// Starts the engine, checks that it answers and takes these rules' start position as a
+    /// GGF game, and stops it.
+    ///
+    /// # Errors
+    /// The reason it cannot serve.
+    pub fn probe(rules: &Rules, command: &str) -> Result<(), String> {
+        let mut agent = Self::start(rules, command)?;
+        agent.set_position(&Game::<W>::start(rules))
+    }
+
+    /// Sends `ping n` and reads up to `pong n`; a `status error` line on the way is the
+    /// engine refusing the last request.
+    fn synchronise(&mut self, request: &str) -> Result<(), String> {
+        self.pings += 1;
+        let pong = format!("pong {}", self.pings);
+        self.process.send(&format!("ping {}", self.pings))?;
+        let mut refused = None;
+        loop {
+            let line = self.process.line(request)?;
+            if line.trim() == pong {
+                return refused.map_or(Ok(()), Err);
+            }
+            if let Some(reason) = line.trim().strip_prefix("status error") {
+                refused = Some(format!(
+                    "`{request}`: {}",
+                    reason.trim_start_matches(':').trim()
+                ));
+            }
+        }
+    }
+
+    /// The position as a GGF game without moves: `BO[` size, squares (`*` black, `O` white,
+    /// `-` empty), side to move.
+    fn ggf(&self, game: &Game<W>) -> String {
+        let text = game.to_text(&self.rules);
+        let mut fields = text.split_whitespace();
+        let squares: String = fields
+            .next()
+            .unwrap_or_default()
+            .chars()
+            .map(|c| if c == 'X' { '*' } else { c })
+            .collect();
+        let mover = match game.side_to_move() {
+            Color::Black => '*',
+            Color::White => 'O',
+        };
+        format!(
+            "(;GM[Othello]PC[flipzero]TY[{side}]BO[{side} {squares} {mover}];)",
+            side = self.rules.rows()
+        )
+    }
+
+    fn set_position(&mut self, game: &Game<W>) -> Result<(), String> {
+        let request = format!("set game {}", self.ggf(game));
+        self.process.send(&request)?;
+        self.synchronise(&request)
+    }
+
+    fn generate(&mut self, game: &Game<W>) -> Result<Decision, String> {
+        let legal = game.legal_decisions(&self.rules);
+        if legal == [Decision::Pass] {
+            // NBoard GUIs pass for the engine; nothing to ask.
+            return Ok(Decision::Pass);
+        }
+        self.set_position(game)?;
+        self.process.send("go")?;
+        loop {
+            let line = self.process.line("go")?;
+            if let Some(answer) = line.trim().strip_prefix("===") {
+                // `=== F5`, `=== F5/1.5/0.2` (move, evaluation, seconds).
+                let name = answer.trim().split('/').next().unwrap_or_default();
+                return decision_from_answer(&self.rules, game, name).map(|(d, _)| d);
+            }
+            if let Some(reason) = line.trim().strip_prefix("status error") {
+                return Err(format!("`go`: {}", reason.trim_start_matches(':').trim()));
+            }
+        }
+    }
+}
+
+impl<W: Bitboard> Agent<W> for NBoardAgent<W> {
+    /// # Panics
+    /// When the engine fails (see [`GtpAgent`]).
+    fn choose(&mut self, game: &Game<W>) -> Decision {
+        self.generate(game)
+            .unwrap_or_else(|reason| panic!("external engine: {reason}"))
     }
 }

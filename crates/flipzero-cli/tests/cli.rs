@@ -982,6 +982,56 @@ fn nboard_sessions_follow_the_gui_and_report_errors_as_status_lines() {
 }
 
 #[test]
+fn an_external_nboard_engine_plays_in_the_arena() {
+    let folder = tempfile::tempdir().unwrap();
+    let program = assert_cmd::cargo::cargo_bin("flipzero");
+    let external = format!(
+        "nboard:{} engine --protocol nboard --agent engine:depth=2",
+        program.display()
+    );
+    let config = write_file(
+        folder.path(),
+        "external.toml",
+        &format!(
+            "variant = \"othello\"\nsize = 6\nformat = \"match\"\nagents = [\"{external}\", \"random\"]\n[openings]\ncount = 3\nplies = 2\n"
+        ),
+    );
+    let games = folder.path().join("games.jsonl");
+    let output = flipzero()
+        .args(["arena", "--config", config.to_str().unwrap(), "--json"])
+        .args(["--games", games.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["games"], 6);
+    assert_eq!(
+        report["standings"][0]["agent"],
+        external.as_str(),
+        "depth 2 beats random"
+    );
+    // Every game is saved.
+    let saved = std::fs::read_to_string(&games).unwrap();
+    assert_eq!(saved.lines().count(), 6);
+    // An engine that refuses the board is refused before any game: a GTP-only program
+    // does not answer `ping`, so its output ends.
+    let config = write_file(
+        folder.path(),
+        "broken.toml",
+        &format!(
+            "variant = \"othello\"\nsize = 6\nformat = \"match\"\nagents = [\"nboard:{} variants\", \"random\"]\n[openings]\ncount = 1\n",
+            program.display()
+        ),
+    );
+    let said = failing(&["arena", "--config", config.to_str().unwrap()]);
+    assert!(said.contains("closed its output"), "{said}");
+}
+
+#[test]
 fn an_external_gtp_engine_plays_in_the_arena() {
     let folder = tempfile::tempdir().unwrap();
     let program = assert_cmd::cargo::cargo_bin("flipzero");
