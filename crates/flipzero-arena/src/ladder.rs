@@ -1,6 +1,6 @@
-//! The engine ladder: an agent rated against the classical engine at depths 1 to N. Every
-//! rung plays the next one and the candidate plays every rung, each as a paired match over
-//! the same openings; maximum-likelihood Elo over all those games puts the candidate on the
+//! The engine ladder: agents rated against the classical engine at depths 1 to N. Every
+//! rung plays the next one and each candidate plays every rung, each as a paired match over
+//! the same openings; maximum-likelihood Elo over all those games puts the candidates on the
 //! ladder's scale, depth 1 at 0.
 
 use flipzero_core::{Bitboard, Game, Rules};
@@ -22,7 +22,7 @@ pub fn rung(depth: u32) -> AgentSpec {
 /// One match of the ladder, from its first agent's side.
 #[derive(Clone, Debug)]
 pub struct LadderMatch {
-    /// Who played first: `candidate` or `depth N`.
+    /// Who played first: `candidate` (`candidate K` when there are several) or `depth N`.
     pub first: String,
     /// The other.
     pub second: String,
@@ -33,22 +33,23 @@ pub struct LadderMatch {
 /// The ladder's ratings and matches.
 #[derive(Clone, Debug)]
 pub struct LadderReport {
-    /// The candidate's rating.
-    pub candidate: Rating,
+    /// The candidates' ratings, in the order given.
+    pub candidates: Vec<Rating>,
     /// Each rung's rating, depth 1 first (depth 1 is 0 by definition).
     pub rungs: Vec<(u32, Rating)>,
     /// Every match played.
     pub matches: Vec<LadderMatch>,
 }
 
-/// Rates `candidate` against the engine at depths 1 to `depths`, over `openings` (each
-/// played with both colours). `on_game` hears of each finished game.
+/// Rates `candidates` against the engine rungs (depth and agent), over `openings` (each
+/// played with both colours); the rung matches are played once for all candidates.
+/// `on_game` hears of each finished game.
 ///
 /// # Errors
 /// None in practice: the pool is built here (a defect would surface as an [`EloError`]).
 pub fn ladder<W: Bitboard>(
     rules: &Rules,
-    candidate: &AgentFactory,
+    candidates: &[AgentFactory],
     rungs: &[(u32, AgentFactory)],
     openings: &[Game<W>],
     on_game: &(dyn Fn(&GameResult) + Sync),
@@ -83,24 +84,33 @@ pub fn ladder<W: Bitboard>(
             result,
         });
     };
-    // Agent 0 is the candidate, agent i + 1 the i-th rung.
-    for (index, (depth, rung)) in rungs.iter().enumerate() {
-        let names = ("candidate".to_owned(), format!("depth {depth}"));
-        record(0, index + 1, names, play(candidate, rung));
+    // Agents 0 to C - 1 are the candidates, agent C + i the i-th rung.
+    let first_rung = candidates.len();
+    for (number, candidate) in candidates.iter().enumerate() {
+        let name = if candidates.len() == 1 {
+            "candidate".to_owned()
+        } else {
+            format!("candidate {}", number + 1)
+        };
+        for (index, (depth, rung)) in rungs.iter().enumerate() {
+            let names = (name.clone(), format!("depth {depth}"));
+            record(number, first_rung + index, names, play(candidate, rung));
+        }
     }
     for (index, pair) in rungs.windows(2).enumerate() {
         let names = (
             format!("depth {}", pair[1].0),
             format!("depth {}", pair[0].0),
         );
-        record(index + 2, index + 1, names, play(&pair[1].1, &pair[0].1));
+        let (higher, lower) = (first_rung + index + 1, first_rung + index);
+        record(higher, lower, names, play(&pair[1].1, &pair[0].1));
     }
-    let rated = ratings(rungs.len() + 1, &results, 1, 0.0)?;
+    let rated = ratings(first_rung + rungs.len(), &results, first_rung, 0.0)?;
     Ok(LadderReport {
-        candidate: rated[0],
+        candidates: rated[..first_rung].to_vec(),
         rungs: rungs
             .iter()
-            .zip(&rated[1..])
+            .zip(&rated[first_rung..])
             .map(|((depth, _), rating)| (*depth, *rating))
             .collect(),
         matches,

@@ -17,5 +17,5 @@ pub use agent::{
     MctsAgent, MctsSpec, RandomAgent,
 };
 pub use elo::{PairResult, Rating, Sprt, SprtDecision, ratings};
-pub use matches::{Ending, GameResult, MatchResult, play_game, play_paired};
+pub use matches::{Ending, GameResult, MatchResult, play_game, play_paired, seat_to_move};
 pub use openings::{balanced_openings, random_openings};

@@ -37,7 +37,7 @@ pub struct GameResult {
 }
 
 /// The seat (colour at the start) of the player to move: bidding for komi can swap seats.
-fn seat_to_move<W: Bitboard>(game: &Game<W>) -> Color {
+pub fn seat_to_move<W: Bitboard>(game: &Game<W>) -> Color {
     if game.seats_swapped() {
         game.side_to_move().opponent()
     } else {

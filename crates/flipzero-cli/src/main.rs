@@ -44,6 +44,8 @@ enum Command {
     Selfplay(commands::learn::SelfPlayArgs),
     /// Solve the positions of an OBF file exactly (standard Othello endgames).
     Solve(commands::solve::SolveArgs),
+    /// Train an agent per preset under one budget and compare how hard the variants are.
+    Study(commands::study::StudyArgs),
     /// Train the newest checkpoint on the run's replay window (a stage of a run).
     Train(commands::learn::TrainArgs),
     /// Fit the evaluation weights of a preset and board size by regression.
@@ -70,6 +72,7 @@ fn main() -> ExitCode {
         Command::Loop(args) => commands::learn::run_loop(&args).map(|()| ExitCode::SUCCESS),
         Command::Report(args) => commands::report::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Selfplay(args) => commands::learn::self_play(&args).map(|()| ExitCode::SUCCESS),
+        Command::Study(args) => commands::study::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Train(args) => commands::learn::train(&args).map(|()| ExitCode::SUCCESS),
         Command::Variants(args) => commands::variants::run(&args).map(|()| ExitCode::SUCCESS),
     };

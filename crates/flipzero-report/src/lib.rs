@@ -1,8 +1,10 @@
 //! Reports: plots (PNG or SVG, with an embedded font) of a learning run's metrics and of
-//! competitions, and a Markdown or HTML page that shows them beside a summary table.
+//! competitions, and a Markdown or HTML page that shows them beside a summary table; the
+//! variant difficulty study (`study`).
 
 pub mod plots;
 mod run;
+pub mod study;
 
 pub use run::{ReportFormat, run_report};
 

@@ -263,3 +263,80 @@ pub fn matrix(
         .map_err(|e| e.to_string())
     })
 }
+
+/// Named horizontal bars, one per row, with optional 95% margins drawn as whiskers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BarChart {
+    /// The title.
+    pub title: String,
+    /// The value axis's name.
+    pub value_label: String,
+    /// (name, value, margin) per bar, top to bottom.
+    pub bars: Vec<(String, f64, Option<f64>)>,
+}
+
+/// Draws a bar chart.
+///
+/// # Errors
+/// As [`line_plot`].
+pub fn bar_chart(path: &Path, chart: &BarChart) -> Result<(), ReportError> {
+    let count = chart.bars.len().max(1);
+    let ends = chart.bars.iter().flat_map(|(_, value, margin)| {
+        let margin = margin.unwrap_or(0.0);
+        [0.0, value - margin, value + margin]
+    });
+    let (low, high) = range(ends);
+    on_file!(path, |area| {
+        (|| -> Result<(), Box<dyn std::error::Error + '_>> {
+            area.fill(&WHITE)?;
+            let mut plot = ChartBuilder::on(&area)
+                .caption(&chart.title, (FONT, 22))
+                .margin(16)
+                .x_label_area_size(44)
+                .y_label_area_size(170)
+                // A segmented range of n values spans n + 1 segments: stop one short.
+                .build_cartesian_2d(low..high, (0..count - 1).into_segmented())?;
+            let names: Vec<&str> = chart.bars.iter().map(|bar| bar.0.as_str()).collect();
+            plot.configure_mesh()
+                .x_desc(chart.value_label.as_str())
+                .y_labels(count)
+                .y_label_formatter(&|row| match row {
+                    SegmentValue::CenterOf(index) => names
+                        .get(count - 1 - index)
+                        .map_or(String::new(), |name| (*name).to_owned()),
+                    _ => String::new(),
+                })
+                .disable_y_mesh()
+                .label_style((FONT, 14))
+                .draw()?;
+            // Row 0 is drawn at the bottom: the first bar goes to the top row.
+            let row = |index: usize| count - 1 - index;
+            plot.draw_series(chart.bars.iter().enumerate().map(|(index, (_, value, _))| {
+                let mut bar = Rectangle::new(
+                    [
+                        (0.0, SegmentValue::Exact(row(index))),
+                        (*value, SegmentValue::Exact(row(index) + 1)),
+                    ],
+                    Palette99::pick(0).filled(),
+                );
+                bar.set_margin(4, 4, 0, 0);
+                bar
+            }))?;
+            plot.draw_series(chart.bars.iter().enumerate().filter_map(
+                |(index, (_, value, margin))| {
+                    margin.map(|margin| {
+                        PathElement::new(
+                            vec![
+                                (value - margin, SegmentValue::CenterOf(row(index))),
+                                (value + margin, SegmentValue::CenterOf(row(index))),
+                            ],
+                            BLACK.stroke_width(2),
+                        )
+                    })
+                },
+            ))?;
+            Ok(())
+        })()
+        .map_err(|e| e.to_string())
+    })
+}

@@ -59,18 +59,19 @@ pub(crate) fn run(args: &LadderArgs) -> anyhow::Result<()> {
         .collect();
     let report = flipzero_core::with_width!(rules.square_count(), W => {
         let openings = random_openings::<W>(&rules, args.openings, args.opening_plies, args.seed);
-        ladder::<W>(&rules, &candidate, &rungs, &openings, &|_| {})?
+        ladder::<W>(&rules, std::slice::from_ref(&candidate), &rungs, &openings, &|_| {})?
     });
     print_report(&report, loaded.meta.step, args.json);
     Ok(())
 }
 
 fn print_report(report: &LadderReport, step: u64, json: bool) {
+    let candidate = report.candidates[0];
     if json {
         let value = serde_json::json!({
             "step": step,
-            "elo": report.candidate.elo,
-            "margin": report.candidate.margin,
+            "elo": candidate.elo,
+            "margin": candidate.margin,
             "rungs": report.rungs.iter().map(|(depth, rating)| serde_json::json!({
                 "depth": depth, "elo": rating.elo, "margin": rating.margin,
             })).collect::<Vec<_>>(),
@@ -101,6 +102,6 @@ fn print_report(report: &LadderReport, step: u64, json: bool) {
     }
     println!(
         "checkpoint step {step}: {:.0} +/- {:.0} Elo on the ladder (depth 1 = 0)",
-        report.candidate.elo, report.candidate.margin
+        candidate.elo, candidate.margin
     );
 }

@@ -99,12 +99,12 @@ pub(crate) struct EvaluateArgs {
 }
 
 /// Progress bars on standard error (hidden when it is not a terminal).
-struct Bars {
+pub(crate) struct Bars {
     bar: Mutex<Option<ProgressBar>>,
 }
 
 impl Bars {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self {
             bar: Mutex::new(None),
         }
@@ -138,7 +138,7 @@ impl Progress for Bars {
 }
 
 /// `runs/<config file stem>`.
-fn default_run_dir(config: &Path) -> PathBuf {
+pub(crate) fn default_run_dir(config: &Path) -> PathBuf {
     let stem = config
         .file_stem()
         .map_or_else(|| "run".into(), |s| s.to_string_lossy().into_owned());

@@ -12,5 +12,6 @@ pub(crate) mod play;
 pub(crate) mod replay;
 pub(crate) mod report;
 pub(crate) mod solve;
+pub(crate) mod study;
 pub(crate) mod tune;
 pub(crate) mod variants;

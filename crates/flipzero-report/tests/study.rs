@@ -1,0 +1,166 @@
+//! The variant study end to end on tiny runs: results, table, plots; a second call keeps
+//! what was measured; a changed budget measures again; bad configs are named.
+
+use std::path::Path;
+
+use burn::tensor::Device;
+use flipzero_report::study::{StudyConfig, run_study};
+use flipzero_run::Silent;
+
+const TINY: &str = r#"
+presets = ["othello", "anti"]
+size = 4
+seed = 2
+
+[budget]
+iterations = 1
+
+[measure]
+strong_depth = 2
+strong_games = 6
+strong_margin = 0
+ladder_depth = 2
+ladder_openings = 1
+opening_plies = 1
+simulations = 4
+
+[run.network]
+blocks = 1
+channels = 4
+value_hidden = 4
+
+[run.selfplay]
+games_per_iteration = 4
+parallel_games = 2
+workers = 1
+simulations = 4
+c_puct = 1.5
+noise_fraction = 0.25
+dirichlet_alpha = 0.5
+temperature_decisions = 4
+solve_empties = 4
+
+[run.train]
+batch_size = 8
+steps_per_iteration = 2
+window_samples = 1000
+learning_rate = 0.002
+warmup_steps = 0
+decay_steps = 0
+final_fraction = 0.1
+value_weight = 1.0
+score_weight = 1.0
+augment = true
+"#;
+
+fn config(dir: &Path, text: &str) -> Result<StudyConfig, String> {
+    let path = dir.join("study.toml");
+    std::fs::write(&path, text).unwrap();
+    StudyConfig::load(&path).map_err(|e| e.to_string())
+}
+
+#[test]
+fn a_tiny_study_measures_every_preset_and_writes_its_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let study = config(dir.path(), TINY).unwrap();
+    let out = dir.path().join("study");
+    let mut lines = Vec::new();
+    let results = run_study(&study, &out, &Device::flex(), &Silent, &mut |line| {
+        lines.push(line.to_owned());
+    })
+    .unwrap();
+    assert_eq!(results.len(), 2);
+    for result in &results {
+        assert_eq!(result.board, (4, 4));
+        let play = &result.strong_play;
+        assert_eq!(play.games, 6);
+        let total = play.first_wins + play.draws + play.first_losses;
+        assert!((total - 1.0).abs() < 1e-9, "{play:?}");
+        assert!(
+            play.mean_length > 4.0 && play.mean_length <= 13.0,
+            "{play:?}"
+        );
+        assert!(play.mean_branching >= 1.0, "{play:?}");
+        assert_eq!(result.training.games, 4);
+        assert_eq!(result.training.steps, 2);
+        assert!(result.training.hours > 0.0);
+        let ladder = &result.ladder;
+        assert_eq!(ladder.rungs.len(), 2);
+        assert_eq!(ladder.rungs[0].1, 0.0, "depth 1 anchors the scale");
+        assert_eq!(ladder.span, ladder.rungs[1].1);
+        assert!((1..=2).contains(&ladder.levels));
+    }
+    for file in [
+        "study.md",
+        "first-player.png",
+        "first-player.svg",
+        "ladder-span.png",
+        "elo-per-hour.svg",
+        "branching.png",
+        "game-length.svg",
+        "results/othello.json",
+        "results/anti.json",
+        "runs/anti/metrics.jsonl",
+        "configs/anti.toml",
+    ] {
+        let size = std::fs::metadata(out.join(file)).unwrap().len();
+        assert!(size > 0, "{file} is empty");
+    }
+    let page = std::fs::read_to_string(out.join("study.md")).unwrap();
+    assert!(page.contains("| othello | 4x4 |"), "{page}");
+    assert!(page.contains("| anti | 4x4 |"), "{page}");
+
+    // Again: nothing is trained or measured twice.
+    lines.clear();
+    let again = run_study(&study, &out, &Device::flex(), &Silent, &mut |line| {
+        lines.push(line.to_owned());
+    })
+    .unwrap();
+    assert_eq!(again, results);
+    assert!(
+        lines.iter().all(|l| l.contains("measured before")),
+        "{lines:?}"
+    );
+
+    // A bigger budget goes on from the runs as they are and measures again.
+    let bigger = config(
+        dir.path(),
+        &TINY.replace("iterations = 1", "iterations = 2"),
+    )
+    .unwrap();
+    let presets = bigger.presets.clone();
+    let bigger = StudyConfig {
+        presets: presets[..1].to_vec(),
+        ..bigger
+    };
+    let grown = run_study(&bigger, &out, &Device::flex(), &Silent, &mut |_| {}).unwrap();
+    assert_eq!(grown[0].training.games, 8);
+    assert_eq!(grown[0].training.steps, 4);
+}
+
+#[test]
+fn bad_study_configs_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let unknown = config(dir.path(), &TINY.replace("\"anti\"", "\"antti\"")).unwrap_err();
+    assert!(unknown.contains("antti"), "{unknown}");
+    let no_budget = config(dir.path(), &TINY.replace("iterations = 1", "")).unwrap_err();
+    assert!(no_budget.contains("budget"), "{no_budget}");
+    let bad_run = config(dir.path(), &TINY.replace("channels = 4", "channels = 0")).unwrap_err();
+    assert!(bad_run.contains("network.channels"), "{bad_run}");
+    let typo = config(dir.path(), &TINY.replace("strong_games", "strong_gamez")).unwrap_err();
+    assert!(typo.contains("strong_gamez"), "{typo}");
+}
+
+#[test]
+fn every_committed_study_config_loads() {
+    let configs = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/study");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(configs).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            StudyConfig::load(&path).unwrap_or_else(|e| panic!("{e}"));
+            seen += 1;
+        }
+    }
+    assert!(seen >= 1);
+}
