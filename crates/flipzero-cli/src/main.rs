@@ -18,6 +18,8 @@ struct Cli {
 enum Command {
     /// Run a competition between agents from a config: table, Elo, saved games.
     Arena(commands::arena::ArenaArgs),
+    /// Run a learning run as cluster jobs (Slurm) and summarise a run directory.
+    Cluster(commands::cluster::ClusterArgs),
     /// Print the value of every legal decision of a position (classical engine).
     Analyze(commands::analyze::AnalyzeArgs),
     /// Serve an agent to a GUI over GTP or the NBoard protocol (stdin/stdout).
@@ -58,6 +60,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Arena(args) => commands::arena::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Cluster(args) => commands::cluster::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Analyze(args) => commands::analyze::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Play(args) => commands::play::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Tune(args) => commands::tune::run(&args).map(|()| ExitCode::SUCCESS),

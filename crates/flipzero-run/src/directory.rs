@@ -4,19 +4,27 @@
 //! <run>/config.toml          the run config (copied in when the run starts)
 //! <run>/rules.toml           the rules, resolved, so the directory stands alone
 //! <run>/checkpoints/step-000000400.ckpt   one per training stage, with optimizer state
-//! <run>/shards/step-000000400-game-000017.shard   one per finished self-play game
+//! <run>/checkpoints/step-000000400.shards the shards the training that made it used
+//! <run>/shards/step-000000400-game-000017.shard   one per finished self-play game (loop)
+//! <run>/shards/step-000000400-w-7781.3-game-000017.shard   ... played by worker `7781.3`
 //! <run>/metrics.jsonl        one JSON record per stage (see `Record`)
+//! <run>/finished             written by the trainer when the run's budget is spent
 //! ```
 //!
 //! Every file is written to a temporary name and renamed into place; a game's shard is
 //! written the moment the game ends, so a killed run loses no finished game, and the name
-//! says which checkpoint played it, so a resumed stage plays only the missing games.
+//! says which checkpoint played it (and which worker), so a resumed stage plays only the
+//! missing games and many workers never write the same name.
 
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use flipzero_core::files::{FileError, write_atomically};
 use serde::{Deserialize, Serialize};
+
+use crate::workers::WorkerId;
 
 /// The files of one run.
 #[derive(Clone, Debug)]
@@ -26,6 +34,8 @@ pub struct RunDir {
 
 const CHECKPOINT_PREFIX: &str = "step-";
 const CHECKPOINT_SUFFIX: &str = ".ckpt";
+/// First line of a consumed-shards list: when the training read its window (Unix seconds).
+const READ_AT_PREFIX: &str = "# window read at ";
 
 impl RunDir {
     /// The run at `root` (nothing is created yet).
@@ -114,16 +124,132 @@ impl RunDir {
             .join(format!("step-{step:09}-game-{game:06}.shard"))
     }
 
+    /// The shard of game `game` played by `worker` with the checkpoint of `step`.
+    pub fn worker_shard_path(&self, step: u64, worker: &WorkerId, game: u64) -> PathBuf {
+        self.shards()
+            .join(format!("step-{step:09}-w-{worker}-game-{game:06}.shard"))
+    }
+
+    /// The ids of the games `worker` has written for the checkpoint of `step`, in order.
+    ///
+    /// # Errors
+    /// An unreadable folder.
+    pub fn games_of_worker(&self, step: u64, worker: &WorkerId) -> Result<Vec<u64>, FileError> {
+        self.games_with_prefix(&format!("step-{step:09}-w-{worker}-game-"))
+    }
+
+    /// Every shard's file name, sorted (oldest checkpoint first).
+    ///
+    /// # Errors
+    /// An unreadable folder.
+    pub fn shard_names(&self) -> Result<Vec<String>, FileError> {
+        let mut names: Vec<String> = file_names(&self.shards())?
+            .into_iter()
+            .filter(|name| name.ends_with(".shard"))
+            .collect();
+        names.sort();
+        Ok(names)
+    }
+
+    /// The list of shards the training that made the checkpoint of `step` used.
+    pub fn consumed_path(&self, step: u64) -> PathBuf {
+        self.checkpoints()
+            .join(format!("{CHECKPOINT_PREFIX}{step:09}.shards"))
+    }
+
+    /// Records the shards a training stage used and when it read them, before its
+    /// checkpoint is published (a kill in between leaves a list that the retried stage
+    /// rewrites).
+    ///
+    /// # Errors
+    /// When the list cannot be written.
+    pub fn write_consumed(
+        &self,
+        step: u64,
+        read_at: SystemTime,
+        names: &[String],
+    ) -> Result<(), FileError> {
+        let since_epoch = read_at.duration_since(UNIX_EPOCH).unwrap_or_default();
+        let mut text = format!("{READ_AT_PREFIX}{:.3}\n", since_epoch.as_secs_f64());
+        for name in names {
+            text.push_str(name);
+            text.push('\n');
+        }
+        self.write_text(&self.consumed_path(step), &text)
+    }
+
+    /// When the training that made the checkpoint of `step` read its replay window.
+    ///
+    /// # Errors
+    /// An unreadable list.
+    pub fn window_read_at(&self, step: u64) -> Result<Option<SystemTime>, FileError> {
+        let path = self.consumed_path(step);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => return Err(FileError::io(&path, error)),
+        };
+        Ok(text
+            .lines()
+            .next()
+            .and_then(|line| line.strip_prefix(READ_AT_PREFIX))
+            .and_then(|seconds| seconds.parse::<f64>().ok())
+            .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok())
+            .map(|since_epoch| UNIX_EPOCH + since_epoch))
+    }
+
+    /// The shards used by any training stage of a published checkpoint.
+    ///
+    /// # Errors
+    /// An unreadable list.
+    pub fn consumed(&self) -> Result<BTreeSet<String>, FileError> {
+        let mut names = BTreeSet::new();
+        for step in self.checkpoint_steps()? {
+            let path = self.consumed_path(step);
+            match std::fs::read_to_string(&path) {
+                Ok(text) => names.extend(
+                    text.lines()
+                        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+                        .map(String::from),
+                ),
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+                Err(error) => return Err(FileError::io(&path, error)),
+            }
+        }
+        Ok(names)
+    }
+
+    /// The marker the trainer leaves when the run's budget is spent.
+    pub fn finished_path(&self) -> PathBuf {
+        self.root.join("finished")
+    }
+
+    /// Whether the trainer has finished the run.
+    pub fn is_finished(&self) -> bool {
+        self.finished_path().exists()
+    }
+
+    /// Marks the run finished: workers and the evaluator stop after their current batch.
+    ///
+    /// # Errors
+    /// When the marker cannot be written.
+    pub fn mark_finished(&self, step: u64) -> Result<(), FileError> {
+        self.write_text(&self.finished_path(), &format!("step {step}\n"))
+    }
+
     /// The ids of the games already written for the checkpoint of `step`.
     ///
     /// # Errors
     /// An unreadable folder.
     pub fn games_of_step(&self, step: u64) -> Result<Vec<u64>, FileError> {
-        let prefix = format!("step-{step:09}-game-");
+        self.games_with_prefix(&format!("step-{step:09}-game-"))
+    }
+
+    fn games_with_prefix(&self, prefix: &str) -> Result<Vec<u64>, FileError> {
         let mut games: Vec<u64> = file_names(&self.shards())?
             .iter()
             .filter_map(|name| {
-                name.strip_prefix(&prefix)?
+                name.strip_prefix(prefix)?
                     .strip_suffix(".shard")?
                     .parse()
                     .ok()
@@ -215,6 +341,9 @@ pub enum Record {
         mean_length: f64,
         /// Run time at the end of the stage.
         elapsed_seconds: f64,
+        /// The worker that played them (`flipzero selfplay --worker`); none for the loop.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        worker: Option<String>,
     },
     /// Training steps from one checkpoint to the next.
     Train {

@@ -22,6 +22,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::config::{RunConfig, ValidConfig};
 use crate::directory::{Record, RunDir};
+use crate::workers::WorkerId;
 
 /// Hears how far a stage has come (the command line draws bars from it).
 pub trait Progress: Sync {
@@ -112,7 +113,7 @@ fn append_lines(path: &std::path::Path, text: &str) -> Result<(), FileError> {
 }
 
 /// A stream of numbers mixed into one seed.
-fn mix(values: &[u64]) -> u64 {
+pub(crate) fn mix(values: &[u64]) -> u64 {
     values.iter().fold(0x243f_6a88_85a3_08d3, |seed, &value| {
         flipzero_core::position::mix64(seed ^ value)
     })
@@ -195,7 +196,7 @@ impl Run {
         &self.config
     }
 
-    fn rules(&self) -> &Rules {
+    pub(crate) fn rules(&self) -> &Rules {
         &self.config.rules
     }
 
@@ -204,7 +205,7 @@ impl Run {
         self.clock_base + self.started.elapsed().as_secs_f64()
     }
 
-    fn shard_header(&self, writer: String) -> ShardHeader {
+    pub(crate) fn shard_header(&self, writer: String) -> ShardHeader {
         ShardHeader {
             rules_toml: self.rules().to_toml(),
             encoder_version: ENCODER_VERSION,
@@ -234,7 +235,7 @@ impl Run {
     }
 
     /// The network of the checkpoint of `step`, checked against the run.
-    fn load_net(&self, step: u64) -> Result<PolicyValueNet, RunError> {
+    pub(crate) fn load_net(&self, step: u64) -> Result<PolicyValueNet, RunError> {
         let path = self.dir.checkpoint_path(step);
         let loaded = checkpoint::load(&path, &self.device)?;
         if loaded.meta.rules != *self.rules().spec() || loaded.meta.net != self.config.net_config()
@@ -272,17 +273,41 @@ impl Run {
         if missing.is_empty() {
             return Ok(None);
         }
+        let seed = mix(&[self.config.config.seed, step]);
+        let record = self.play_into::<W>(step, &missing, seed, None, progress)?;
+        Ok(Some(record))
+    }
+
+    /// Plays the games `ids` with the checkpoint of `step` (game `id` seeded by `seed + id`),
+    /// writing each game's shard the moment it ends: the loop's name for it, or the
+    /// worker's; appends and returns the stage's record.
+    pub(crate) fn play_into<W: Bitboard>(
+        &self,
+        step: u64,
+        ids: &[u64],
+        seed: u64,
+        worker: Option<&WorkerId>,
+        progress: &dyn Progress,
+    ) -> Result<Record, RunError> {
         let net = self.load_net(step)?;
         let rules = self.rules();
         let play = &self.config.config.selfplay;
         let config = SelfPlayConfig {
-            games: missing.len(),
+            games: ids.len(),
             parallel_games: play.parallel_games,
             mcts: self.config.selfplay_mcts(),
             temperature_decisions: play.temperature_decisions,
-            seed: mix(&[self.config.config.seed, step]),
+            seed,
         };
-        let header = self.shard_header(format!("selfplay, checkpoint step {step}"));
+        let writer = match worker {
+            Some(worker) => format!("selfplay worker {worker}, checkpoint step {step}"),
+            None => format!("selfplay, checkpoint step {step}"),
+        };
+        let header = self.shard_header(writer);
+        let shard_path = |id: u64| match worker {
+            Some(worker) => self.dir.worker_shard_path(step, worker, id),
+            None => self.dir.shard_path(step, id),
+        };
         let started = Instant::now();
         #[derive(Default)]
         struct Tally {
@@ -292,15 +317,15 @@ impl Run {
             error: Option<FileError>,
         }
         let tally = Mutex::new(Tally::default());
-        progress.begin("self-play", missing.len() as u64);
+        progress.begin("self-play", ids.len() as u64);
         play_parallel::<W, _, _, _>(
             rules,
             &config,
-            &missing,
+            ids,
             play.workers,
             |_| NetEvaluator::new(rules, &net, &self.device),
             |id, record| {
-                let written = write_shard(&self.dir.shard_path(step, id), &header, &record.samples);
+                let written = write_shard(&shard_path(id), &header, &record.samples);
                 let mut tally = tally.lock().expect("no panics while counting");
                 match written {
                     Ok(()) => {
@@ -336,9 +361,10 @@ impl Run {
             first_player_score: tally.first_player_points / tally.games.max(1) as f64,
             mean_length: tally.positions as f64 / tally.games.max(1) as f64,
             elapsed_seconds: self.elapsed_seconds(),
+            worker: worker.map(ToString::to_string),
         };
         self.dir.append(&record)?;
-        Ok(Some(record))
+        Ok(record)
     }
 
     /// Trains `steps` optimizer steps from the newest checkpoint on its replay window and
@@ -371,7 +397,8 @@ impl Run {
             ));
         }
         let header = self.shard_header(String::new());
-        let (window, _) = replay_window(&self.dir.shards(), train.window_samples, &header)?;
+        let read_at = std::time::SystemTime::now();
+        let (window, used) = replay_window(&self.dir.shards(), train.window_samples, &header)?;
         if window.len() < train.batch_size {
             return Err(RunError::NotEnoughSamples {
                 have: window.len(),
@@ -393,6 +420,12 @@ impl Run {
             progress.advance(1);
         }
         progress.end();
+        let used: Vec<String> = used
+            .iter()
+            .filter_map(|path| path.file_name())
+            .map(|name| name.to_string_lossy().into_owned())
+            .collect();
+        self.dir.write_consumed(trainer.step(), read_at, &used)?;
         trainer.save(&self.dir.checkpoint_path(trainer.step()))?;
         let seconds = started.elapsed().as_secs_f64();
         let mean = |sum: f64| sum / steps.max(1) as f64;
@@ -552,7 +585,7 @@ impl Run {
         step / self.config.config.train.steps_per_iteration
     }
 
-    fn evaluation_due(&self, step: u64) -> Result<bool, RunError> {
+    pub(crate) fn evaluation_due(&self, step: u64) -> Result<bool, RunError> {
         let evaluate = &self.config.config.evaluate;
         let iteration = self.iteration_of(step);
         Ok(evaluate.every_iterations > 0
@@ -563,7 +596,7 @@ impl Run {
             && !self.evaluated(step)?)
     }
 
-    fn should_stop(&self, step: u64) -> bool {
+    pub(crate) fn should_stop(&self, step: u64) -> bool {
         let stop = &self.config.config.stop;
         stop.iterations
             .is_some_and(|most| self.iteration_of(step) >= most)

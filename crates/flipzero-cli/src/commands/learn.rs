@@ -7,7 +7,7 @@ use std::sync::Mutex;
 use anyhow::Context;
 use burn::tensor::Device;
 use clap::Args;
-use flipzero_run::{EvaluateOptions, Progress, Record, Run, RunDir};
+use flipzero_run::{EvaluateOptions, Progress, Record, Run, RunDir, WorkerId};
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// Arguments of `flipzero loop`.
@@ -25,6 +25,10 @@ pub(crate) struct LoopArgs {
     /// Stop after the iteration that passes this many minutes of run time.
     #[arg(long)]
     minutes: Option<f64>,
+    /// Run the stages as separate processes at the same time: this many self-play workers,
+    /// a trainer and an evaluator on the run directory (as on a cluster).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
+    workers: Option<u32>,
 }
 
 /// The run directory argument of the single stages.
@@ -53,8 +57,23 @@ pub(crate) struct SelfPlayArgs {
     run: RunDirArg,
     /// Games the newest checkpoint should have played (ids 0..N; games already played are
     /// kept); the config's games per iteration when absent.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "follow")]
     games: Option<u64>,
+    /// Work as one of many workers: play batches with the newest checkpoint until the
+    /// trainer marks the run finished.
+    #[arg(long)]
+    follow: bool,
+    /// The worker's name in its shards; under Slurm `<array job>.<task>` by default, else
+    /// `<host>-<process id>`.
+    #[arg(long, requires = "follow")]
+    worker: Option<String>,
+    /// Games per batch of a following worker; the config's parallel games times its worker
+    /// threads when absent.
+    #[arg(long, requires = "follow", value_parser = clap::value_parser!(u64).range(1..))]
+    batch: Option<u64>,
+    /// Stop a following worker after this many batches.
+    #[arg(long, requires = "follow")]
+    batches: Option<u64>,
 }
 
 /// Arguments of `flipzero train`.
@@ -63,8 +82,18 @@ pub(crate) struct TrainArgs {
     #[command(flatten)]
     run: RunDirArg,
     /// Optimizer steps; the config's steps per iteration when absent.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "follow")]
     steps: Option<u64>,
+    /// Train each time an iteration's games have arrived from workers, until the budget is
+    /// spent; then mark the run finished.
+    #[arg(long)]
+    follow: bool,
+    /// Budget of a following trainer in iterations (overrides the config).
+    #[arg(long, requires = "follow")]
+    iterations: Option<u64>,
+    /// Budget of a following trainer in minutes of run time (overrides the config).
+    #[arg(long, requires = "follow")]
+    minutes: Option<f64>,
 }
 
 /// Arguments of `flipzero evaluate`.
@@ -96,6 +125,9 @@ pub(crate) struct EvaluateArgs {
     /// --games` writes them; `flipzero replay --games FILE --line N` plays one back).
     #[arg(long)]
     games: Option<PathBuf>,
+    /// Evaluate each due checkpoint as the trainer publishes it, until the run is finished.
+    #[arg(long, conflicts_with = "step")]
+    follow: bool,
 }
 
 /// Progress bars on standard error (hidden when it is not a terminal).
@@ -145,7 +177,7 @@ pub(crate) fn default_run_dir(config: &Path) -> PathBuf {
     PathBuf::from("runs").join(stem)
 }
 
-fn start(config: &Path, run_dir: Option<&PathBuf>) -> anyhow::Result<Run> {
+pub(crate) fn start(config: &Path, run_dir: Option<&PathBuf>) -> anyhow::Result<Run> {
     let dir = run_dir.cloned().unwrap_or_else(|| default_run_dir(config));
     let run = Run::start(RunDir::new(&dir), config, Device::default())
         .with_context(|| format!("starting the run in {}", dir.display()))?;
@@ -230,6 +262,9 @@ fn summary(iteration: u64, records: &[Record], elapsed: f64) -> String {
 pub(crate) fn run_loop(args: &LoopArgs) -> anyhow::Result<()> {
     let mut run = start(&args.config, args.run_dir.as_ref())?;
     run.set_stop(args.iterations, args.minutes);
+    if let Some(workers) = args.workers {
+        return run_processes(&run, args, workers);
+    }
     eprintln!(
         "run {}: {} on {}x{}, network {} blocks x {} channels",
         run.dir().root().display(),
@@ -261,6 +296,21 @@ pub(crate) fn init(args: &InitArgs) -> anyhow::Result<()> {
 
 pub(crate) fn self_play(args: &SelfPlayArgs) -> anyhow::Result<()> {
     let run = open(&args.run)?;
+    if args.follow {
+        let worker = match &args.worker {
+            Some(name) => WorkerId::new(name).map_err(anyhow::Error::msg)?,
+            None => WorkerId::from_slurm().map_or_else(default_worker, Ok)?,
+        };
+        let play = &run.config().config.selfplay;
+        let batch = args
+            .batch
+            .unwrap_or((play.parallel_games * play.workers) as u64);
+        eprintln!("worker {worker}: batches of {batch} games");
+        run.self_play_worker(&worker, batch, args.batches, &Bars::new(), &mut |record| {
+            println!("{worker}: {}", describe(record));
+        })?;
+        return Ok(());
+    }
     let games = args
         .games
         .unwrap_or(run.config().config.selfplay.games_per_iteration);
@@ -272,7 +322,13 @@ pub(crate) fn self_play(args: &SelfPlayArgs) -> anyhow::Result<()> {
 }
 
 pub(crate) fn train(args: &TrainArgs) -> anyhow::Result<()> {
-    let run = open(&args.run)?;
+    let mut run = open(&args.run)?;
+    if args.follow {
+        run.set_stop(args.iterations, args.minutes);
+        run.train_following(&Bars::new(), &mut |record| println!("{}", describe(record)))?;
+        println!("run finished");
+        return Ok(());
+    }
     let steps = args
         .steps
         .unwrap_or(run.config().config.train.steps_per_iteration);
@@ -282,6 +338,10 @@ pub(crate) fn train(args: &TrainArgs) -> anyhow::Result<()> {
 
 pub(crate) fn evaluate(args: &EvaluateArgs) -> anyhow::Result<()> {
     let run = open(&args.run)?;
+    if args.follow {
+        run.evaluate_following(&Bars::new(), &mut |record| println!("{}", describe(record)))?;
+        return Ok(());
+    }
     let options = EvaluateOptions {
         step: args.step,
         openings: args.openings,
@@ -294,5 +354,75 @@ pub(crate) fn evaluate(args: &EvaluateArgs) -> anyhow::Result<()> {
     for record in run.evaluate(&options, &Bars::new())? {
         println!("{}", describe(&record));
     }
+    Ok(())
+}
+
+/// `<host>-<process id>`: a worker name that no other process on any host shares.
+fn default_worker() -> anyhow::Result<WorkerId> {
+    let host = std::fs::read_to_string("/etc/hostname")
+        .map(|name| name.trim().to_owned())
+        .unwrap_or_default();
+    let host: String = host
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .take(40)
+        .collect();
+    let host = if host.is_empty() {
+        "local".to_owned()
+    } else {
+        host
+    };
+    WorkerId::new(&format!("{host}-{}", std::process::id())).map_err(anyhow::Error::msg)
+}
+
+/// `flipzero loop --workers N`: the stages as processes of this program on one run
+/// directory, as a cluster would run them: N self-play workers, the trainer and the
+/// evaluator. Returns when the trainer has finished and the others have stopped.
+fn run_processes(run: &Run, args: &LoopArgs, workers: u32) -> anyhow::Result<()> {
+    use std::process::{Child, Command};
+    let program = std::env::current_exe().context("finding this program")?;
+    let dir = run.dir().root().to_path_buf();
+    let spawn = |stage: &[&str]| -> anyhow::Result<Child> {
+        Command::new(&program)
+            .args(stage)
+            .arg("--run-dir")
+            .arg(&dir)
+            .spawn()
+            .with_context(|| format!("starting {}", stage.join(" ")))
+    };
+    eprintln!(
+        "run {}: {workers} self-play workers, a trainer and an evaluator as processes",
+        dir.display()
+    );
+    // The trainer keeps the budget; the others stop when it marks the run finished.
+    let mut budget = Vec::new();
+    if let Some(iterations) = args.iterations {
+        budget.extend(["--iterations".to_owned(), iterations.to_string()]);
+    }
+    if let Some(minutes) = args.minutes {
+        budget.extend(["--minutes".to_owned(), minutes.to_string()]);
+    }
+    let mut train = vec!["train", "--follow"];
+    train.extend(budget.iter().map(String::as_str));
+    let mut trainer = spawn(&train)?;
+    let mut others = vec![spawn(&["evaluate", "--follow"])?];
+    for index in 0..workers {
+        let name = format!("local-{index}");
+        others.push(spawn(&["selfplay", "--follow", "--worker", &name])?);
+    }
+    let trained = trainer.wait().context("waiting for the trainer")?;
+    if !trained.success() {
+        for child in &mut others {
+            let _ = child.kill();
+        }
+    }
+    let mut failed = Vec::new();
+    for mut child in others {
+        if !child.wait().context("waiting for a stage")?.success() && trained.success() {
+            failed.push(child.id());
+        }
+    }
+    anyhow::ensure!(trained.success(), "the trainer failed ({trained})");
+    anyhow::ensure!(failed.is_empty(), "stage processes {failed:?} failed");
     Ok(())
 }

@@ -2,6 +2,7 @@
 
 pub(crate) mod analyze;
 pub(crate) mod arena;
+pub(crate) mod cluster;
 pub(crate) mod engine;
 mod engine_setup;
 pub(crate) mod export;

@@ -1,0 +1,339 @@
+//! Stages that run at the same time, as many processes (on one machine or a cluster's
+//! nodes), on one shared run directory:
+//!
+//! - self-play workers, each with its own identity: between batches of games each picks up
+//!   the newest published checkpoint; every game's shard carries the worker's name, so no
+//!   two workers ever write the same file;
+//! - the trainer: trains once enough new games have arrived, records which shards each
+//!   training used, publishes the next checkpoint (the step is its version, increasing), and
+//!   marks the run finished when the budget is spent;
+//! - the evaluator: plays each due checkpoint's evaluation match once.
+//!
+//! Every file is written under a temporary name and renamed into place, so killing any
+//! process at any moment leaves only whole files; a restarted process carries on from the
+//! directory's contents.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::thread::sleep;
+use std::time::Duration;
+
+use flipzero_core::files::FileError;
+use flipzero_core::with_width;
+use serde::Serialize;
+
+use crate::directory::{Record, RunDir};
+use crate::stages::{EvaluateOptions, Progress, Run, RunError, mix};
+
+/// The name of a self-play worker in its shards' names: 1 to 64 letters, digits, `.`, `_`
+/// or `-`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct WorkerId(String);
+
+impl WorkerId {
+    /// A worker name.
+    ///
+    /// # Errors
+    /// An empty or long name, or one with other characters.
+    pub fn new(name: &str) -> Result<Self, String> {
+        let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
+        if name.is_empty() || name.len() > 64 || !name.chars().all(allowed) {
+            return Err(format!(
+                "worker name `{name}`: use 1 to 64 letters, digits, `.`, `_` or `-`"
+            ));
+        }
+        Ok(Self(name.to_owned()))
+    }
+
+    /// The identity Slurm gives a job: `<array job id>.<task id>` for a task of a job
+    /// array, `<job id>` for a plain job; `None` outside Slurm.
+    pub fn from_slurm() -> Option<Self> {
+        Self::from_slurm_variables(|name| std::env::var(name).ok())
+    }
+
+    /// [`WorkerId::from_slurm`] with the variables read by `lookup`.
+    fn from_slurm_variables(lookup: impl Fn(&str) -> Option<String>) -> Option<Self> {
+        let variable = |name: &str| lookup(name).filter(|v| !v.is_empty());
+        let name = match (
+            variable("SLURM_ARRAY_JOB_ID"),
+            variable("SLURM_ARRAY_TASK_ID"),
+        ) {
+            (Some(job), Some(task)) => format!("{job}.{task}"),
+            _ => variable("SLURM_JOB_ID")?,
+        };
+        Self::new(&name).ok()
+    }
+
+    /// The seed stream of this worker's games.
+    fn seed(&self) -> u64 {
+        mix(&self.0.bytes().map(u64::from).collect::<Vec<_>>())
+    }
+}
+
+impl fmt::Display for WorkerId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// How often a waiting stage looks at the directory again.
+pub const POLL: Duration = Duration::from_millis(500);
+
+impl Run {
+    /// A self-play worker: plays batches of `batch` games with the newest checkpoint until
+    /// the run is finished (or after `batches` batches). A restarted worker goes on numbering
+    /// its games where its shards stop. `on_record` hears of each batch.
+    ///
+    /// # Errors
+    /// A run without a checkpoint (`flipzero init` makes step 0), unreadable checkpoints,
+    /// shards that cannot be written.
+    pub fn self_play_worker(
+        &self,
+        worker: &WorkerId,
+        batch: u64,
+        batches: Option<u64>,
+        progress: &dyn Progress,
+        on_record: &mut dyn FnMut(&Record),
+    ) -> Result<(), RunError> {
+        let mut played = 0;
+        while !self.dir().is_finished() && batches.is_none_or(|most| played < most) {
+            let step = self.dir().latest_step()?.ok_or_else(|| {
+                RunError::Mismatch(format!(
+                    "{} has no checkpoint yet: `flipzero init` makes the first",
+                    self.dir().root().display()
+                ))
+            })?;
+            let next = self
+                .dir()
+                .games_of_worker(step, worker)?
+                .last()
+                .map_or(0, |last| last + 1);
+            let ids: Vec<u64> = (next..next + batch).collect();
+            let seed = mix(&[self.config().config.seed, step, worker.seed()]);
+            let record = with_width!(self.rules().square_count(), W => {
+                self.play_into::<W>(step, &ids, seed, Some(worker), progress)
+            })?;
+            on_record(&record);
+            played += 1;
+        }
+        Ok(())
+    }
+
+    /// The trainer of a run whose games come from workers: trains an iteration's steps each
+    /// time an iteration's games have arrived since the last training, until the budget is
+    /// spent; then marks the run finished. `on_record` hears of each training stage.
+    ///
+    /// # Errors
+    /// As [`Run::train`].
+    pub fn train_following(
+        &self,
+        progress: &dyn Progress,
+        on_record: &mut dyn FnMut(&Record),
+    ) -> Result<(), RunError> {
+        let games = self.config().config.selfplay.games_per_iteration as usize;
+        let steps = self.config().config.train.steps_per_iteration;
+        loop {
+            let step = self.ensure_checkpoint()?;
+            if self.should_stop(step) {
+                self.dir().mark_finished(step)?;
+                return Ok(());
+            }
+            let consumed = self.dir().consumed()?;
+            let fresh = self
+                .dir()
+                .shard_names()?
+                .iter()
+                .filter(|name| !consumed.contains(*name))
+                .count();
+            if fresh < games {
+                sleep(POLL);
+                continue;
+            }
+            match self.train(steps, progress) {
+                Ok(record) => on_record(&record),
+                Err(RunError::NotEnoughSamples { .. }) => sleep(POLL),
+                Err(error) => return Err(error),
+            }
+        }
+    }
+
+    /// The evaluator of a run trained by [`Run::train_following`]: plays the evaluation
+    /// match of every checkpoint that is due and not yet evaluated, until the run is
+    /// finished and its last due checkpoint evaluated.
+    ///
+    /// # Errors
+    /// As [`Run::evaluate`].
+    pub fn evaluate_following(
+        &self,
+        progress: &dyn Progress,
+        on_record: &mut dyn FnMut(&Record),
+    ) -> Result<(), RunError> {
+        loop {
+            // Read before looking at the checkpoints: the last one is published before the
+            // marker, so it is seen on this pass.
+            let finished = self.dir().is_finished();
+            for step in self.dir().checkpoint_steps()? {
+                if self.evaluation_due(step)? {
+                    let options = EvaluateOptions {
+                        step: Some(step),
+                        ..EvaluateOptions::default()
+                    };
+                    for record in self.evaluate(&options, progress)? {
+                        on_record(&record);
+                    }
+                }
+            }
+            if finished {
+                return Ok(());
+            }
+            sleep(POLL);
+        }
+    }
+}
+
+/// A run directory summarised from its files alone (`flipzero cluster status`).
+#[derive(Clone, Debug, Serialize)]
+pub struct RunStatus {
+    /// Whether the trainer has marked the run finished.
+    pub finished: bool,
+    /// Published checkpoints' steps, in order.
+    pub checkpoints: Vec<u64>,
+    /// Games (shard files) per player: `loop` or the worker's name.
+    pub games_by_worker: BTreeMap<String, u64>,
+    /// Games in all.
+    pub games: u64,
+    /// Positions (training samples) reported by the self-play records.
+    pub samples: u64,
+    /// Shards used by some training stage.
+    pub consumed: usize,
+    /// Shards written after the newest training read its window: trained on next (or never,
+    /// once the run is finished: games that workers finished after the last training).
+    pub waiting: usize,
+    /// Shards written before the newest training read its window that no training used:
+    /// the replay window was too small for what the workers produced. 0 in a healthy run.
+    pub skipped: usize,
+    /// Names in the trainer's lists that are not in the shard folder.
+    pub missing: usize,
+    /// The newest evaluation per opponent: (step, score, games).
+    pub ratings: BTreeMap<String, (u64, f64, usize)>,
+}
+
+/// The step and the player of a shard, from its name.
+fn shard_origin(name: &str) -> Option<(u64, String)> {
+    let rest = name.strip_prefix("step-")?;
+    let (step, rest) = rest.split_at_checked(9)?;
+    let step: u64 = step.parse().ok()?;
+    let player = match rest.strip_prefix("-w-") {
+        Some(worker) => worker.rsplit_once("-game-")?.0.to_owned(),
+        None => "loop".to_owned(),
+    };
+    Some((step, player))
+}
+
+/// Summarises a run directory.
+///
+/// # Errors
+/// Unreadable folders or files.
+pub fn run_status(dir: &RunDir) -> Result<RunStatus, FileError> {
+    let checkpoints = dir.checkpoint_steps()?;
+    let newest = checkpoints.last().copied().unwrap_or(0);
+    let shards = dir.shard_names()?;
+    let consumed = dir.consumed()?;
+    let present: BTreeSet<&String> = shards.iter().collect();
+    let mut status = RunStatus {
+        finished: dir.is_finished(),
+        checkpoints: checkpoints.clone(),
+        games_by_worker: BTreeMap::new(),
+        games: shards.len() as u64,
+        samples: 0,
+        consumed: 0,
+        waiting: 0,
+        skipped: 0,
+        missing: consumed.iter().filter(|n| !present.contains(n)).count(),
+        ratings: BTreeMap::new(),
+    };
+    // A rename keeps the time the shard was written; a second of slack covers renames that
+    // land just after a window was read.
+    let last_read = dir
+        .window_read_at(newest)?
+        .map(|read| read - Duration::from_secs(1));
+    for name in &shards {
+        let Some((_, player)) = shard_origin(name) else {
+            continue;
+        };
+        *status.games_by_worker.entry(player).or_default() += 1;
+        if consumed.contains(name) {
+            status.consumed += 1;
+            continue;
+        }
+        let path = dir.shards().join(name);
+        let written = std::fs::metadata(&path)
+            .and_then(|m| m.modified())
+            .map_err(|e| FileError::io(&path, e))?;
+        match last_read {
+            Some(read) if written < read => status.skipped += 1,
+            _ => status.waiting += 1,
+        }
+    }
+    for record in dir.records()? {
+        match record {
+            Record::Selfplay { positions, .. } => status.samples += positions,
+            Record::Evaluate {
+                step,
+                opponent,
+                score,
+                games,
+                ..
+            } => {
+                status.ratings.insert(opponent, (step, score, games));
+            }
+            Record::Train { .. } => {}
+        }
+    }
+    Ok(status)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worker_names_are_checked_and_parsed_back_from_shard_names() {
+        assert!(WorkerId::new("7781.3").is_ok());
+        assert!(WorkerId::new("local-0").is_ok());
+        for bad in ["", "a/b", "x y", &"w".repeat(65)] {
+            assert!(WorkerId::new(bad).is_err(), "{bad}");
+        }
+        let dir = RunDir::new("/run");
+        let worker = WorkerId::new("7781.3").unwrap();
+        let path = dir.worker_shard_path(400, &worker, 17);
+        let name = path.file_name().unwrap().to_str().unwrap();
+        assert_eq!(name, "step-000000400-w-7781.3-game-000017.shard");
+        assert_eq!(shard_origin(name), Some((400, "7781.3".to_owned())));
+        let loop_name = dir.shard_path(12, 3);
+        let loop_name = loop_name.file_name().unwrap().to_str().unwrap();
+        assert_eq!(shard_origin(loop_name), Some((12, "loop".to_owned())));
+        assert_eq!(shard_origin("notes.txt"), None);
+    }
+
+    #[test]
+    fn workers_take_their_names_from_slurm_arrays() {
+        fn name(pairs: &[(&str, &str)]) -> Option<WorkerId> {
+            WorkerId::from_slurm_variables(|name| {
+                pairs
+                    .iter()
+                    .find(|(key, _)| *key == name)
+                    .map(|(_, value)| (*value).to_owned())
+            })
+        }
+        let array = [
+            ("SLURM_ARRAY_JOB_ID", "501"),
+            ("SLURM_ARRAY_TASK_ID", "4"),
+            ("SLURM_JOB_ID", "505"),
+        ];
+        assert_eq!(name(&array).unwrap().to_string(), "501.4");
+        assert_eq!(name(&array[2..]).unwrap().to_string(), "505");
+        assert_eq!(name(&[]), None);
+        assert_eq!(name(&[("SLURM_JOB_ID", "")]), None);
+    }
+}
