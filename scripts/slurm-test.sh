@@ -57,7 +57,7 @@ cleanup() {
         kill "$pid" 2>/dev/null
         wait "$pid" 2>/dev/null
     done
-    rm -rf "$STATE"
+    [ -n "${FLIPZERO_SLURM_KEEP:-}" ] || rm -rf "$STATE"
 }
 trap cleanup EXIT
 
@@ -71,7 +71,7 @@ MUNGE_SOCKET="$STATE/munge/run/munge.socket.2"
 runuser -u munge -- munged --foreground --force \
     --key-file="$STATE/munge/munge.key" --socket="$MUNGE_SOCKET" \
     --pid-file="$STATE/munge/run/munged.pid" --log-file="$STATE/munge/log/munged.log" \
-    --seed-file="$STATE/munge/lib/munged.seed" &
+    --seed-file="$STATE/munge/lib/munged.seed" >"$STATE/munged.out" 2>&1 &
 MUNGED=$!
 sleep 1
 kill -0 "$MUNGED" 2>/dev/null || skip "munged did not start"
@@ -92,6 +92,7 @@ SlurmdPidFile=$STATE/d.pid
 SlurmctldLogFile=$STATE/ctld.log
 SlurmdLogFile=$STATE/d.log
 ProctrackType=proctrack/linuxproc
+MpiDefault=none
 TaskPlugin=task/none
 MailProg=/bin/true
 AccountingStorageType=accounting_storage/none
@@ -109,7 +110,7 @@ EOF
 # A GPU in name only: the trainer's --gres=gpu:1 is granted, no device is bound.
 cat >"$STATE/gres.conf" <<EOF
 AutoDetect=off
-NodeName=localhost Name=gpu Count=1
+NodeName=localhost Name=gpu File=/dev/null Count=1
 EOF
 mkdir -p "$STATE/ctld" "$STATE/d"
 export SLURM_CONF="$STATE/slurm.conf"
@@ -152,8 +153,8 @@ say "queue empty after $(($(date +%s) - started)) s"
 "$BIN" cluster status "$RUN"
 STATUS=$("$BIN" cluster status --json "$RUN")
 check() {
-    python3 -c "import json,sys; s=json.loads(sys.argv[1]); sys.exit(0 if ($2) else 1)" \
-        "$STATUS" || fail "$3"
+    python3 -c "import json,sys; s=json.loads(sys.argv[1]); sys.exit(0 if ($1) else 1)" \
+        "$STATUS" || fail "$2"
 }
 check 's["finished"]' "the trainer did not finish the run"
 check 'len(s["checkpoints"]) >= 3' "fewer than two checkpoints published after step 0"
