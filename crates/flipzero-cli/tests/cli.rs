@@ -981,22 +981,22 @@ fn nboard_sessions_follow_the_gui_and_report_errors_as_status_lines() {
     assert_eq!(lines[10], "pong 2", "still running");
 }
 
-#[test]
-fn an_external_nboard_engine_plays_in_the_arena() {
-    let folder = tempfile::tempdir().unwrap();
+/// `flipzero engine --protocol <protocol>` at depth 2, as an external agent of the arena,
+/// plays a 6-game match against a random player and wins it; every game is saved.
+fn external_engine_wins_an_arena_match(protocol: &str, folder: &std::path::Path) {
     let program = assert_cmd::cargo::cargo_bin("flipzero");
     let external = format!(
-        "nboard:{} engine --protocol nboard --agent engine:depth=2",
+        "{protocol}:{} engine --protocol {protocol} --agent engine:depth=2",
         program.display()
     );
     let config = write_file(
-        folder.path(),
+        folder,
         "external.toml",
         &format!(
             "variant = \"othello\"\nsize = 6\nformat = \"match\"\nagents = [\"{external}\", \"random\"]\n[openings]\ncount = 3\nplies = 2\n"
         ),
     );
-    let games = folder.path().join("games.jsonl");
+    let games = folder.join("games.jsonl");
     let output = flipzero()
         .args(["arena", "--config", config.to_str().unwrap(), "--json"])
         .args(["--games", games.to_str().unwrap()])
@@ -1014,11 +1014,16 @@ fn an_external_nboard_engine_plays_in_the_arena() {
         external.as_str(),
         "depth 2 beats random"
     );
-    // Every game is saved.
-    let saved = std::fs::read_to_string(&games).unwrap();
-    assert_eq!(saved.lines().count(), 6);
-    // An engine that refuses the board is refused before any game: a GTP-only program
-    // does not answer `ping`, so its output ends.
+    assert_eq!(std::fs::read_to_string(&games).unwrap().lines().count(), 6);
+}
+
+#[test]
+fn an_external_nboard_engine_plays_in_the_arena() {
+    let folder = tempfile::tempdir().unwrap();
+    external_engine_wins_an_arena_match("nboard", folder.path());
+    // A program that does not speak NBoard is refused before any game: it does not
+    // answer `ping`, so its output ends.
+    let program = assert_cmd::cargo::cargo_bin("flipzero");
     let config = write_file(
         folder.path(),
         "broken.toml",
@@ -1034,36 +1039,7 @@ fn an_external_nboard_engine_plays_in_the_arena() {
 #[test]
 fn an_external_gtp_engine_plays_in_the_arena() {
     let folder = tempfile::tempdir().unwrap();
-    let program = assert_cmd::cargo::cargo_bin("flipzero");
-    let external = format!(
-        "gtp:{} engine --protocol gtp --agent engine:depth=2",
-        program.display()
-    );
-    let config = write_file(
-        folder.path(),
-        "external.toml",
-        &format!(
-            "variant = \"othello\"\nsize = 6\nformat = \"match\"\nagents = [\"{external}\", \"random\"]\n[openings]\ncount = 3\nplies = 2\n"
-        ),
-    );
-    let games = folder.path().join("games.jsonl");
-    let output = flipzero()
-        .args(["arena", "--config", config.to_str().unwrap(), "--json"])
-        .args(["--games", games.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    assert_eq!(report["games"], 6);
-    assert_eq!(
-        report["standings"][0]["agent"],
-        external.as_str(),
-        "depth 2 beats random"
-    );
+    external_engine_wins_an_arena_match("gtp", folder.path());
     // A command that is not an engine is refused before any game.
     let config = write_file(
         folder.path(),

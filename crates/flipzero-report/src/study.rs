@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use burn::tensor::Device;
 use flipzero_arena::ladder::{LadderReport, ladder, rung};
 use flipzero_arena::{
-    AgentFactory, AgentSpec, EngineAgent, MatchResult, MctsSpec, play_game, random_openings,
-    seat_to_move,
+    AgentFactory, AgentSpec, EngineAgent, MatchResult, MctsSpec, balanced_openings, play_game,
+    random_openings, seat_to_move,
 };
 use flipzero_core::files::{FileError, write_atomically};
 use flipzero_core::{Bitboard, Game, Preset, Rules, with_width};
@@ -72,6 +72,11 @@ pub struct MeasureSection {
     pub ladder_openings: usize,
     /// Random plies that make each opening.
     pub opening_plies: u32,
+    /// Keep only openings the classical engine (depth 6) scores within this many discs of
+    /// even (RULES.md 4.5); random plies alone can leave a game decided (under sacrifice a
+    /// player can give away its last discs).
+    #[serde(default)]
+    pub balanced_margin: Option<f64>,
     /// MCTS simulations per decision of the trained agent on the ladder.
     pub simulations: u32,
 }
@@ -85,6 +90,8 @@ pub struct PresetResult {
     pub board: (u8, u8),
     /// The budget it was measured under (a changed budget measures again).
     pub budget: BudgetSection,
+    /// How it was measured (changed settings measure again).
+    pub measure: MeasureSection,
     /// The learning run.
     pub training: TrainingSummary,
     /// The engine's games against itself.
@@ -273,7 +280,7 @@ pub fn run_study(
         if let Some(result) = std::fs::read(&saved)
             .ok()
             .and_then(|bytes| serde_json::from_slice::<PresetResult>(&bytes).ok())
-            .filter(|result| result.budget == config.budget)
+            .filter(|result| result.budget == config.budget && result.measure == config.measure)
         {
             log(&format!("{preset}: measured before ({})", saved.display()));
             results.push(result);
@@ -360,12 +367,13 @@ fn study_preset(
         })
         .collect();
     let report = with_width!(rules.square_count(), W => {
-        let openings = random_openings::<W>(
-            &rules,
-            config.measure.ladder_openings,
-            config.measure.opening_plies,
-            config.seed,
-        );
+        let (count, plies) = (config.measure.ladder_openings, config.measure.opening_plies);
+        let openings = match config.measure.balanced_margin {
+            Some(margin) => {
+                balanced_openings::<W>(&rules, &weights, count, plies, 6, margin, config.seed)
+            }
+            None => random_openings::<W>(&rules, count, plies, config.seed),
+        };
         ladder::<W>(&rules, &candidates, &rungs, &openings, &|_| {})
     })
     .map_err(|e| failed(e.to_string()))?;
@@ -378,6 +386,7 @@ fn study_preset(
         preset: preset.to_owned(),
         board: (rules.rows(), rules.cols()),
         budget: config.budget.clone(),
+        measure: config.measure.clone(),
         training,
         strong_play,
         ladder,
@@ -609,7 +618,7 @@ fn write_report(
     page.push_str(&format!(
         "Budget per preset: {}. Strong play: the classical engine at depth {} against itself, \
          {} games, random choice within {} centi-discs. Ladder: engine depths 1 to {}, {} \
-         openings of {} random plies, each with both colours; the agent is MCTS with {} \
+         openings of {} random plies{}, each with both colours; the agent is MCTS with {} \
          simulations.\n\n",
         budget_text(&config.budget),
         config.measure.strong_depth,
@@ -618,6 +627,12 @@ fn write_report(
         config.measure.ladder_depth,
         config.measure.ladder_openings,
         config.measure.opening_plies,
+        config
+            .measure
+            .balanced_margin
+            .map_or(String::new(), |margin| format!(
+                " (kept when the engine at depth 6 scores them within {margin} discs of even)"
+            )),
         config.measure.simulations,
     ));
     page.push_str(&table(results));

@@ -22,6 +22,7 @@ strong_margin = 0
 ladder_depth = 2
 ladder_openings = 1
 opening_plies = 1
+balanced_margin = 8
 simulations = 4
 
 [run.network]
