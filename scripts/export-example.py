@@ -35,18 +35,30 @@ def flips(board, row, col, me, rows, cols):
     return flipped
 
 
-def main(directory, position):
-    meta = json.loads((pathlib.Path(directory) / "model.json").read_text())
+def parse(meta, position):
+    """The board as rows of X/O/- characters, the side to move and the passes so far."""
     rules = meta["rules"]
-    if (rules["protocol"], rules["supply"], rules["komi"]) != ("single", "unlimited", "none"):
+    plain = (rules["protocol"], rules["supply"], rules["komi"], rules["objective"]) == (
+        "single", "unlimited", "none", "most-discs"
+    )
+    extras = {"sacrifice", "neutral", "orientation"} & rules.keys()
+    if not plain or extras or rules["board"]["topology"] != "plane":
         sys.exit("this example encodes standard Othello rules only")
     rows, cols = meta["network"]["rows"], meta["network"]["cols"]
-    cells, me, *fields = position.split()
+    words = position.split()
+    if "x" in words[0] and not words[0].startswith(("X", "O", "-")):
+        words = words[1:]  # a rectangle's shape, such as 6x8
+    cells, me, *fields = words
     board = [cells[r * cols : (r + 1) * cols] for r in range(rows)]
     passes = int(dict(f.split("=") for f in fields).get("passes", 0))
-    them = "O" if me == "X" else "X"
+    return board, me, passes
 
-    # The planes, by the names model.json gives them; planes not set here stay 0.
+
+def encode(meta, board, me, passes):
+    """The network's input planes for one position, by the names model.json gives them;
+    planes not set here stay 0 under standard Othello rules."""
+    rows, cols = meta["network"]["rows"], meta["network"]["cols"]
+    them = "O" if me == "X" else "X"
     planes = np.zeros((len(meta["encoder"]["planes"]), rows, cols), dtype=np.float32)
     index = {plane["name"]: plane["index"] for plane in meta["encoder"]["planes"]}
     for r in range(rows):
@@ -58,6 +70,14 @@ def main(directory, position):
     planes[index["own-supply"]] = 1.0  # unlimited supplies encode as 1
     planes[index["opponent-supply"]] = 1.0
     planes[index["passes"]] = min(passes, 2) / 2
+    return planes
+
+
+def main(directory, position):
+    meta = json.loads((pathlib.Path(directory) / "model.json").read_text())
+    board, me, passes = parse(meta, position)
+    rows, cols = meta["network"]["rows"], meta["network"]["cols"]
+    planes = encode(meta, board, me, passes)
 
     session = onnxruntime.InferenceSession(
         str(pathlib.Path(directory) / meta["onnx"]["file"]), providers=["CPUExecutionProvider"]

@@ -22,14 +22,14 @@ fail() {
 say() { echo "slurm test: $*"; }
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+[ "$(id -u)" = 0 ] || skip "needs root to install and start the daemons"
 if [ $# -ge 1 ]; then
-    BIN=$(realpath "$1")
+    BIN=$(realpath "$1") || fail "no program at $1"
 else
     (cd "$ROOT" && cargo build --quiet --bin flipzero) || fail "cargo build"
     BIN="$ROOT/target/debug/flipzero"
 fi
 
-[ "$(id -u)" = 0 ] || skip "needs root to install and start the daemons"
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null \
     || ! command -v sbatch >/dev/null || ! command -v munged >/dev/null; then
     say "installing slurmctld, slurmd, slurm-client and munge from Debian's packages"
@@ -73,6 +73,7 @@ runuser -u munge -- munged --foreground --force \
     --pid-file="$STATE/munge/run/munged.pid" --log-file="$STATE/munge/log/munged.log" \
     --seed-file="$STATE/munge/lib/munged.seed" >"$STATE/munged.out" 2>&1 &
 MUNGED=$!
+PIDS=("$MUNGED")
 sleep 1
 kill -0 "$MUNGED" 2>/dev/null || skip "munged did not start"
 
@@ -141,7 +142,9 @@ RUN="$STATE/run"
 
 # Poll the queue (sbatch --wait is slow to return).
 started=$(date +%s)
-while [ -n "$(squeue -h)" ]; do
+while true; do
+    queue=$(squeue -h) || fail "squeue failed: is slurmctld still running?"
+    [ -z "$queue" ] && break
     if [ $(($(date +%s) - started)) -gt 900 ]; then
         squeue
         fail "the jobs did not finish within 15 minutes"
@@ -150,8 +153,8 @@ while [ -n "$(squeue -h)" ]; do
 done
 say "queue empty after $(($(date +%s) - started)) s"
 
-"$BIN" cluster status "$RUN"
-STATUS=$("$BIN" cluster status --json "$RUN")
+"$BIN" cluster status "$RUN" || fail "flipzero cluster status"
+STATUS=$("$BIN" cluster status --json "$RUN") || fail "flipzero cluster status --json"
 check() {
     python3 -c "import json,sys; s=json.loads(sys.argv[1]); sys.exit(0 if ($1) else 1)" \
         "$STATUS" || fail "$2"
@@ -163,7 +166,7 @@ check 's["consumed"] >= 6 and s["games"] >= s["consumed"]' "the trainer consumed
 check 'len(s["games_by_worker"]) == 3' "not every array task played"
 check 'len(s["ratings"]) == 2' "the evaluator did not report"
 for log in "$RUN"/slurm/logs/*.log; do
-    if grep -q "^error" "$log"; then
+    if grep -qE "^error|panicked|CANCELLED|TIME LIMIT" "$log"; then
         cat "$log"
         fail "a job failed: $log"
     fi

@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Duration;
 
-use flipzero_core::{Bitboard, Color, Decision, Game, Rules, notation};
+use flipzero_core::{Bitboard, Color, Decision, Game, Preset, Rules, notation};
 
 use crate::agent::Agent;
 
@@ -233,6 +233,29 @@ impl<W: Bitboard> Agent<W> for GtpAgent<W> {
     }
 }
 
+/// NBoard engines know standard Othello on a square board and nothing else (any start
+/// position is fine: it is sent as the game's board).
+fn plays_standard_othello(rules: &Rules) -> Result<(), String> {
+    let othello = Preset::Othello
+        .rules(Some(rules.rows()))
+        .map_err(|e| e.to_string())?;
+    let (spec, plain) = (rules.spec(), othello.spec());
+    let standard = spec.board == plain.board
+        && spec.protocol == plain.protocol
+        && spec.supply == plain.supply
+        && spec.sacrifice.is_none()
+        && spec.neutral.is_none()
+        && spec.orientation.is_none()
+        && spec.pass == plain.pass
+        && spec.objective == plain.objective
+        && spec.komi == plain.komi;
+    if standard {
+        Ok(())
+    } else {
+        Err("NBoard engines play standard Othello on a square board; these rules differ".to_owned())
+    }
+}
+
 /// An NBoard engine process playing one game.
 pub struct NBoardAgent<W: Bitboard> {
     rules: Rules,
@@ -265,6 +288,7 @@ impl<W: Bitboard> NBoardAgent<W> {
     /// # Errors
     /// The reason it cannot serve.
     pub fn probe(rules: &Rules, command: &str) -> Result<(), String> {
+        plays_standard_othello(rules)?;
         let mut agent = Self::start(rules, command)?;
         agent.set_position(&Game::<W>::start(rules))
     }

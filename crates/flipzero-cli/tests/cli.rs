@@ -1034,6 +1034,17 @@ fn an_external_nboard_engine_plays_in_the_arena() {
     );
     let said = failing(&["arena", "--config", config.to_str().unwrap()]);
     assert!(said.contains("closed its output"), "{said}");
+    // Nor does it play other rules than standard Othello.
+    let config = write_file(
+        folder.path(),
+        "anti.toml",
+        &format!(
+            "variant = \"anti\"\nsize = 6\nformat = \"match\"\nagents = [\"nboard:{} engine --protocol nboard\", \"random\"]\n[openings]\ncount = 1\n",
+            program.display()
+        ),
+    );
+    let said = failing(&["arena", "--config", config.to_str().unwrap()]);
+    assert!(said.contains("standard Othello"), "{said}");
 }
 
 #[test]

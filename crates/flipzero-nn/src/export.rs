@@ -412,8 +412,9 @@ fn onnx_description(config: &NetConfig) -> OnnxDescription {
             tensor(
                 OUTPUT_NAMES[2],
                 1,
-                "expected final margin for the side to move divided by the number of \
-                 squares, in [-1, 1]",
+                "expected final disc margin for the side to move, signed so that positive \
+                 is good under the objective (fewest-discs rules negate it), komi left out, \
+                 divided by the number of squares, in [-1, 1]",
             ),
         ],
     }
@@ -478,9 +479,13 @@ fn describe(rules: &Rules, checkpoint: &Checkpoint) -> ExportMetadata {
         safetensors: None,
         usage: vec![
             "encode the position (see `encoder`; `test-vectors.json` has examples)".to_owned(),
-            "policy: softmax of `policy_logits` over the legal decisions only".to_owned(),
+            "policy: softmax of `policy_logits` over the legal decisions only (training \
+             pushes the illegal ones down, but they are never exactly zero)"
+                .to_owned(),
             "value for the side to move: P(win) - P(loss) from softmax(`wdl_logits`)".to_owned(),
-            "score: `score` * rows * cols discs for the side to move".to_owned(),
+            "score: `score` * rows * cols discs in the side to move's favour (objective-signed, \
+             komi left out)"
+                .to_owned(),
         ],
     }
 }

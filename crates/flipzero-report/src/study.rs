@@ -92,6 +92,8 @@ pub struct PresetResult {
     pub budget: BudgetSection,
     /// How it was measured (changed settings measure again).
     pub measure: MeasureSection,
+    /// The run config it was trained with (a changed one measures again).
+    pub run_config: String,
     /// The learning run.
     pub training: TrainingSummary,
     /// The engine's games against itself.
@@ -133,6 +135,8 @@ pub struct StrongPlay {
 /// The ladder of engine depths, and the agent before and after training on it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LadderSummary {
+    /// Openings each match was played from (balanced ones can be fewer than asked).
+    pub openings: usize,
     /// Elo of each depth, depth 1 at 0, with 95% margins (`None`: unbounded).
     pub rungs: Vec<(u32, f64, Option<f64>)>,
     /// Elo of the deepest rung minus depth 1.
@@ -234,7 +238,9 @@ impl StudyConfig {
         let mut table = self.run.clone();
         table.insert("variant".into(), preset.into());
         table.insert("size".into(), i64::from(rules.rows()).into());
-        table.insert("seed".into(), (self.seed as i64).into());
+        let seed = i64::try_from(self.seed)
+            .map_err(|_| FileError::invalid(Path::new(preset), "seed: at most 2^63 - 1"))?;
+        table.insert("seed".into(), seed.into());
         let mut stop = toml::Table::new();
         if let Some(iterations) = self.budget.iterations {
             stop.insert("iterations".into(), (iterations as i64).into());
@@ -277,10 +283,21 @@ pub fn run_study(
     let mut results = Vec::new();
     for preset in config.preset_names() {
         let saved = results_dir.join(format!("{preset}.json"));
+        let rules = config
+            .rules(&preset)
+            .map_err(|reason| StudyError::Measure {
+                preset: preset.clone(),
+                reason,
+            })?;
+        let run_config = config.run_config(&preset, &rules)?;
         if let Some(result) = std::fs::read(&saved)
             .ok()
             .and_then(|bytes| serde_json::from_slice::<PresetResult>(&bytes).ok())
-            .filter(|result| result.budget == config.budget && result.measure == config.measure)
+            .filter(|result| {
+                result.budget == config.budget
+                    && result.measure == config.measure
+                    && result.run_config == run_config
+            })
         {
             log(&format!("{preset}: measured before ({})", saved.display()));
             results.push(result);
@@ -374,10 +391,17 @@ fn study_preset(
             }
             None => random_openings::<W>(&rules, count, plies, config.seed),
         };
+        if openings.is_empty() {
+            return Err(failed(format!(
+                "no opening of {plies} plies is within the balanced margin: raise \
+                 measure.balanced_margin"
+            )));
+        }
         ladder::<W>(&rules, &candidates, &rungs, &openings, &|_| {})
-    })
-    .map_err(|e| failed(e.to_string()))?;
-    let ladder = ladder_summary(&report, training.hours);
+            .map(|report| (report, openings.len()))
+            .map_err(|e| failed(e.to_string()))
+    })?;
+    let ladder = ladder_summary(&report.0, report.1, training.hours);
     log(&format!(
         "{preset}: span {:.0} Elo, {} levels, agent {:.0} -> {:.0} Elo",
         ladder.span, ladder.levels, ladder.initial.0, ladder.trained.0
@@ -387,6 +411,7 @@ fn study_preset(
         board: (rules.rows(), rules.cols()),
         budget: config.budget.clone(),
         measure: config.measure.clone(),
+        run_config: config.run_config(preset, &rules)?,
         training,
         strong_play,
         ladder,
@@ -424,7 +449,8 @@ fn strong_play<W: Bitboard>(
     let games: Vec<(f64, usize, usize)> = (0..measure.strong_games as u64)
         .into_par_iter()
         .map(|game| {
-            let start = Game::<W>::try_start(rules, seed + game).map_err(|e| e.to_string())?;
+            let start =
+                Game::<W>::try_start(rules, seed.wrapping_add(game)).map_err(|e| e.to_string())?;
             let engine = |offset: u64| {
                 EngineAgent::new(
                     rules,
@@ -432,7 +458,7 @@ fn strong_play<W: Bitboard>(
                     SearchConfig {
                         depth: measure.strong_depth,
                         random_margin: measure.strong_margin,
-                        seed: seed.wrapping_mul(7919) + 2 * game + offset,
+                        seed: seed.wrapping_mul(7919).wrapping_add(2 * game + offset),
                         ..SearchConfig::default()
                     },
                 )
@@ -470,23 +496,17 @@ fn strong_play<W: Bitboard>(
     })
 }
 
-/// Whether the first agent of a paired match scored above 50% with 95% confidence.
+/// Whether the first agent of a paired match scored above 50% with 95% confidence (normal
+/// approximation, with one virtual draw so that a few games all won are not certainty).
 fn clearly_stronger(result: &MatchResult) -> bool {
-    let games = result.games.len() as f64;
-    if games < 2.0 {
-        return false;
-    }
-    let mean = result.score();
-    let variance = result
-        .games
-        .iter()
-        .map(|g| (g.points - mean).powi(2))
-        .sum::<f64>()
-        / (games - 1.0);
+    let points: Vec<f64> = result.games.iter().map(|g| g.points).chain([0.5]).collect();
+    let games = points.len() as f64;
+    let mean = points.iter().sum::<f64>() / games;
+    let variance = points.iter().map(|p| (p - mean).powi(2)).sum::<f64>() / (games - 1.0);
     mean - 1.96 * (variance / games).sqrt() > 0.5
 }
 
-fn ladder_summary(report: &LadderReport, hours: f64) -> LadderSummary {
+fn ladder_summary(report: &LadderReport, openings: usize, hours: f64) -> LadderSummary {
     let rungs: Vec<(u32, f64, Option<f64>)> = report
         .rungs
         .iter()
@@ -500,6 +520,7 @@ fn ladder_summary(report: &LadderReport, hours: f64) -> LadderSummary {
         .count();
     let [initial, trained] = [report.candidates[0], report.candidates[1]];
     LadderSummary {
+        openings,
         rungs,
         span,
         levels: 1 + steps as u32,

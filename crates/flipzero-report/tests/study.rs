@@ -22,7 +22,7 @@ strong_margin = 0
 ladder_depth = 2
 ladder_openings = 1
 opening_plies = 1
-balanced_margin = 8
+balanced_margin = 16
 simulations = 4
 
 [run.network]
@@ -88,8 +88,13 @@ fn a_tiny_study_measures_every_preset_and_writes_its_report() {
         let ladder = &result.ladder;
         assert_eq!(ladder.rungs.len(), 2);
         assert_eq!(ladder.rungs[0].1, 0.0, "depth 1 anchors the scale");
-        assert_eq!(ladder.span, ladder.rungs[1].1);
         assert!((1..=2).contains(&ladder.levels));
+        assert_eq!(ladder.openings, 1);
+        // Both networks are rated on the ladder's scale, the gain divided by the run time.
+        let gain = ladder.trained.0 - ladder.initial.0;
+        let expected = gain / result.training.hours;
+        assert!((ladder.elo_per_hour - expected).abs() < 1e-6 * expected.abs().max(1.0));
+        assert!(ladder.initial.0.is_finite() && ladder.trained.0.is_finite());
     }
     for file in [
         "study.md",

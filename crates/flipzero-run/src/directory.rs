@@ -17,7 +17,7 @@
 //! missing games and many workers never write the same name.
 
 use std::collections::BTreeSet;
-use std::io::Write;
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -34,8 +34,19 @@ pub struct RunDir {
 
 const CHECKPOINT_PREFIX: &str = "step-";
 const CHECKPOINT_SUFFIX: &str = ".ckpt";
-/// First line of a consumed-shards list: when the training read its window (Unix seconds).
+/// Header of a consumed-shards list: when the training read its window (Unix seconds).
 const READ_AT_PREFIX: &str = "# window read at ";
+/// Header of a consumed-shards list: the shards in the folder at that moment.
+const PRESENT_PREFIX: &str = "# shards present ";
+
+/// What a training saw when it read its replay window.
+#[derive(Clone, Copy, Debug)]
+pub struct WindowRead {
+    /// When.
+    pub at: SystemTime,
+    /// The shard files in the folder then.
+    pub shards_present: usize,
+}
 
 impl RunDir {
     /// The run at `root` (nothing is created yet).
@@ -166,11 +177,15 @@ impl RunDir {
     pub fn write_consumed(
         &self,
         step: u64,
-        read_at: SystemTime,
+        window: &WindowRead,
         names: &[String],
     ) -> Result<(), FileError> {
-        let since_epoch = read_at.duration_since(UNIX_EPOCH).unwrap_or_default();
-        let mut text = format!("{READ_AT_PREFIX}{:.3}\n", since_epoch.as_secs_f64());
+        let since_epoch = window.at.duration_since(UNIX_EPOCH).unwrap_or_default();
+        let mut text = format!(
+            "{READ_AT_PREFIX}{:.3}\n{PRESENT_PREFIX}{}\n",
+            since_epoch.as_secs_f64(),
+            window.shards_present
+        );
         for name in names {
             text.push_str(name);
             text.push('\n');
@@ -178,11 +193,8 @@ impl RunDir {
         self.write_text(&self.consumed_path(step), &text)
     }
 
-    /// When the training that made the checkpoint of `step` read its replay window.
-    ///
-    /// # Errors
-    /// An unreadable list.
-    pub fn window_read_at(&self, step: u64) -> Result<Option<SystemTime>, FileError> {
+    /// A header line of the consumed list of `step` (`None` without a list or a line).
+    fn consumed_header(&self, step: u64, prefix: &str) -> Result<Option<String>, FileError> {
         let path = self.consumed_path(step);
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
@@ -191,11 +203,32 @@ impl RunDir {
         };
         Ok(text
             .lines()
-            .next()
-            .and_then(|line| line.strip_prefix(READ_AT_PREFIX))
+            .take_while(|line| line.starts_with('#'))
+            .find_map(|line| line.strip_prefix(prefix))
+            .map(str::to_owned))
+    }
+
+    /// When the training that made the checkpoint of `step` read its replay window.
+    ///
+    /// # Errors
+    /// An unreadable list.
+    pub fn window_read_at(&self, step: u64) -> Result<Option<SystemTime>, FileError> {
+        Ok(self
+            .consumed_header(step, READ_AT_PREFIX)?
             .and_then(|seconds| seconds.parse::<f64>().ok())
             .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok())
             .map(|since_epoch| UNIX_EPOCH + since_epoch))
+    }
+
+    /// How many shards the folder held when the training that made the checkpoint of `step`
+    /// read its window.
+    ///
+    /// # Errors
+    /// An unreadable list.
+    pub fn window_shard_count(&self, step: u64) -> Result<Option<usize>, FileError> {
+        Ok(self
+            .consumed_header(step, PRESENT_PREFIX)?
+            .and_then(|count| count.parse().ok()))
     }
 
     /// The shards used by any training stage of a published checkpoint.
@@ -227,6 +260,25 @@ impl RunDir {
     /// Whether the trainer has finished the run.
     pub fn is_finished(&self) -> bool {
         self.finished_path().exists()
+    }
+
+    /// The last checkpoint's step, as the `finished` marker names it; `None` while the run
+    /// goes on.
+    ///
+    /// # Errors
+    /// An unreadable or malformed marker.
+    pub fn finished_step(&self) -> Result<Option<u64>, FileError> {
+        let path = self.finished_path();
+        match std::fs::read_to_string(&path) {
+            Ok(text) => text
+                .trim()
+                .strip_prefix("step ")
+                .and_then(|step| step.parse().ok())
+                .map(Some)
+                .ok_or_else(|| FileError::invalid(&path, "expected `step N`")),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(error) => Err(FileError::io(&path, error)),
+        }
     }
 
     /// Marks the run finished: workers and the evaluator stop after their current batch.
@@ -271,9 +323,22 @@ impl RunDir {
         line.push('\n');
         let mut file = std::fs::OpenOptions::new()
             .create(true)
+            .read(true)
             .append(true)
             .open(&path)
             .map_err(|e| FileError::io(&path, e))?;
+        // A writer killed mid-line left no line end: start on a line of our own, so that
+        // only the cut line is lost.
+        let length = file.metadata().map_err(|e| FileError::io(&path, e))?.len();
+        if length > 0 {
+            let mut last = [0u8];
+            file.seek(SeekFrom::Start(length - 1))
+                .and_then(|_| file.read_exact(&mut last))
+                .map_err(|e| FileError::io(&path, e))?;
+            if last[0] != b'\n' {
+                line.insert(0, '\n');
+            }
+        }
         file.write_all(line.as_bytes())
             .map_err(|e| FileError::io(&path, e))
     }

@@ -107,6 +107,26 @@ pub fn render(plan: &SlurmPlan) -> Vec<(&'static str, String)> {
 /// When a file cannot be written.
 pub fn write_scripts(plan: &SlurmPlan) -> Result<PathBuf, FileError> {
     let folder = plan.run_dir.join("slurm");
+    // `#SBATCH` lines take no quoting, and `%` starts a file-name pattern there.
+    let run_dir = plan.run_dir.display().to_string();
+    if run_dir.contains(|c: char| c.is_whitespace() || c == '%') {
+        return Err(FileError::invalid(
+            &plan.run_dir,
+            "Slurm job scripts need a run directory path without spaces or `%`",
+        ));
+    }
+    for (what, value) in [
+        ("--partition", plan.partition.as_deref().unwrap_or("")),
+        ("--time", plan.time_limit.as_str()),
+        ("--gres", plan.trainer_gres.as_str()),
+    ] {
+        if value.contains(char::is_whitespace) {
+            return Err(FileError::invalid(
+                &plan.run_dir,
+                format!("{what} `{value}`: no spaces or line breaks"),
+            ));
+        }
+    }
     let logs = folder.join("logs");
     std::fs::create_dir_all(&logs).map_err(|e| FileError::io(&logs, e))?;
     for (name, text) in render(plan) {

@@ -21,7 +21,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::config::{RunConfig, ValidConfig};
-use crate::directory::{Record, RunDir};
+use crate::directory::{Record, RunDir, WindowRead};
 use crate::workers::WorkerId;
 
 /// Hears how far a stage has come (the command line draws bars from it).
@@ -397,7 +397,10 @@ impl Run {
             ));
         }
         let header = self.shard_header(String::new());
-        let read_at = std::time::SystemTime::now();
+        let window_read = WindowRead {
+            at: std::time::SystemTime::now(),
+            shards_present: self.dir.shard_names()?.len(),
+        };
         let (window, used) = replay_window(&self.dir.shards(), train.window_samples, &header)?;
         if window.len() < train.batch_size {
             return Err(RunError::NotEnoughSamples {
@@ -425,7 +428,8 @@ impl Run {
             .filter_map(|path| path.file_name())
             .map(|name| name.to_string_lossy().into_owned())
             .collect();
-        self.dir.write_consumed(trainer.step(), read_at, &used)?;
+        self.dir
+            .write_consumed(trainer.step(), &window_read, &used)?;
         trainer.save(&self.dir.checkpoint_path(trainer.step()))?;
         let seconds = started.elapsed().as_secs_f64();
         let mean = |sum: f64| sum / steps.max(1) as f64;

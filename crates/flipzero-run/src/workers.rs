@@ -54,13 +54,20 @@ impl WorkerId {
     /// [`WorkerId::from_slurm`] with the variables read by `lookup`.
     fn from_slurm_variables(lookup: impl Fn(&str) -> Option<String>) -> Option<Self> {
         let variable = |name: &str| lookup(name).filter(|v| !v.is_empty());
-        let name = match (
+        let mut name = match (
             variable("SLURM_ARRAY_JOB_ID"),
             variable("SLURM_ARRAY_TASK_ID"),
         ) {
             (Some(job), Some(task)) => format!("{job}.{task}"),
             _ => variable("SLURM_JOB_ID")?,
         };
+        // Several tasks of one job (`srun -n 4 ...`) need names of their own.
+        let tasks: u32 = variable("SLURM_NTASKS")
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(1);
+        if tasks > 1 {
+            name.push_str(&format!("-{}", variable("SLURM_PROCID")?));
+        }
         Self::new(&name).ok()
     }
 
@@ -130,6 +137,7 @@ impl Run {
         progress: &dyn Progress,
         on_record: &mut dyn FnMut(&Record),
     ) -> Result<(), RunError> {
+        self.reopen_if_budget_left()?;
         let games = self.config().config.selfplay.games_per_iteration as usize;
         let steps = self.config().config.train.steps_per_iteration;
         loop {
@@ -138,13 +146,10 @@ impl Run {
                 self.dir().mark_finished(step)?;
                 return Ok(());
             }
-            let consumed = self.dir().consumed()?;
-            let fresh = self
-                .dir()
-                .shard_names()?
-                .iter()
-                .filter(|name| !consumed.contains(*name))
-                .count();
+            // Shards are never removed, so the games written since the last training read its
+            // window are the count beyond the one it saw.
+            let seen = self.dir().window_shard_count(step)?.unwrap_or(0);
+            let fresh = self.dir().shard_names()?.len().saturating_sub(seen);
             if fresh < games {
                 sleep(POLL);
                 continue;
@@ -169,10 +174,12 @@ impl Run {
         on_record: &mut dyn FnMut(&Record),
     ) -> Result<(), RunError> {
         loop {
-            // Read before looking at the checkpoints: the last one is published before the
-            // marker, so it is seen on this pass.
-            let finished = self.dir().is_finished();
-            for step in self.dir().checkpoint_steps()? {
+            // The marker names the last checkpoint, published before it; a shared filesystem
+            // may show the marker first, so the run is over once that checkpoint is seen too.
+            let last = self.dir().finished_step()?;
+            let steps = self.dir().checkpoint_steps()?;
+            let finished = last.is_some_and(|last| steps.contains(&last));
+            for step in steps {
                 if self.evaluation_due(step)? {
                     let options = EvaluateOptions {
                         step: Some(step),
@@ -188,6 +195,26 @@ impl Run {
             }
             sleep(POLL);
         }
+    }
+}
+
+impl Run {
+    /// Removes a `finished` marker left by an earlier budget when the run's budget (as this
+    /// process sees it: the config, or `--iterations`/`--minutes`) has room for more, so that
+    /// workers and the evaluator go on. Returns whether it did.
+    ///
+    /// # Errors
+    /// An unreadable checkpoint folder, a marker that cannot be removed.
+    pub fn reopen_if_budget_left(&self) -> Result<bool, RunError> {
+        let Some(step) = self.dir().latest_step()? else {
+            return Ok(false);
+        };
+        if !self.dir().is_finished() || self.should_stop(step) {
+            return Ok(false);
+        }
+        let marker = self.dir().finished_path();
+        std::fs::remove_file(&marker).map_err(|e| FileError::io(&marker, e))?;
+        Ok(true)
     }
 }
 
@@ -335,5 +362,11 @@ mod tests {
         assert_eq!(name(&array[2..]).unwrap().to_string(), "505");
         assert_eq!(name(&[]), None);
         assert_eq!(name(&[("SLURM_JOB_ID", "")]), None);
+        let steps = [
+            ("SLURM_JOB_ID", "505"),
+            ("SLURM_NTASKS", "4"),
+            ("SLURM_PROCID", "2"),
+        ];
+        assert_eq!(name(&steps).unwrap().to_string(), "505-2");
     }
 }

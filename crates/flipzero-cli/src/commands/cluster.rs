@@ -91,6 +91,7 @@ fn submit_jobs(args: &SubmitArgs) -> anyhow::Result<()> {
     let Scheduler::Slurm = args.scheduler;
     // The directory, its config and the first checkpoint exist before any job starts.
     let run = start(&args.config, args.run_dir.as_ref())?;
+    run.reopen_if_budget_left()?;
     let run_dir = std::path::absolute(run.dir().root()).context("the run directory's path")?;
     let program = match &args.program {
         Some(program) => program.clone(),

@@ -125,8 +125,9 @@ pub(crate) struct EvaluateArgs {
     /// --games` writes them; `flipzero replay --games FILE --line N` plays one back).
     #[arg(long)]
     games: Option<PathBuf>,
-    /// Evaluate each due checkpoint as the trainer publishes it, until the run is finished.
-    #[arg(long, conflicts_with = "step")]
+    /// Evaluate each due checkpoint as the trainer publishes it, until the run is finished
+    /// (with the config's openings, opponents and simulations).
+    #[arg(long, conflicts_with_all = ["step", "openings", "opening_plies", "balanced", "opponents", "simulations", "games"])]
     follow: bool,
 }
 
@@ -382,6 +383,9 @@ fn run_processes(run: &Run, args: &LoopArgs, workers: u32) -> anyhow::Result<()>
     use std::process::{Child, Command};
     let program = std::env::current_exe().context("finding this program")?;
     let dir = run.dir().root().to_path_buf();
+    if run.reopen_if_budget_left()? {
+        eprintln!("the budget has room for more: the run goes on");
+    }
     let spawn = |stage: &[&str]| -> anyhow::Result<Child> {
         Command::new(&program)
             .args(stage)
