@@ -4,18 +4,26 @@
 //! asks `genmove`; the NBoard agent sets the position as a GGF game and asks `go`.
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::time::Duration;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
 
 use flipzero_core::{Bitboard, Color, Decision, Game, Preset, Rules, notation};
 
 use crate::agent::Agent;
 
-/// A running engine process: its input and its output lines.
+/// How long an engine may take to answer a command that is not a search.
+const COMMAND_PATIENCE: Duration = Duration::from_secs(10);
+/// How long it may take to choose a move (the match clock, when there is one, is enforced
+/// by the match itself).
+const MOVE_PATIENCE: Duration = Duration::from_secs(600);
+
+/// A running engine process: its input and its output lines, read by a thread of their own
+/// so that a silent engine is noticed instead of waited on forever.
 struct EngineProcess {
     child: Child,
     input: ChildStdin,
-    output: BufReader<ChildStdout>,
+    lines: Receiver<std::io::Result<String>>,
 }
 
 impl EngineProcess {
@@ -33,10 +41,18 @@ impl EngineProcess {
             .spawn()?;
         let input = child.stdin.take().expect("a piped stdin");
         let output = BufReader::new(child.stdout.take().expect("a piped stdout"));
+        let (sender, lines) = channel();
+        std::thread::spawn(move || {
+            for line in output.lines() {
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
         Ok(Self {
             child,
             input,
-            output,
+            lines,
         })
     }
 
@@ -46,17 +62,20 @@ impl EngineProcess {
             .map_err(|e| format!("the engine went away: {e}"))
     }
 
-    /// The next line of output, without its line end; an error once the output is closed.
-    fn line(&mut self, after: &str) -> Result<String, String> {
-        let mut line = String::new();
-        let read = self
-            .output
-            .read_line(&mut line)
-            .map_err(|e| format!("reading the engine: {e}"))?;
-        if read == 0 {
-            return Err(format!("the engine closed its output after `{after}`"));
+    /// The next line of output, without its line end; an error once the output is closed or
+    /// when nothing comes within `patience`.
+    fn line(&mut self, after: &str, patience: Duration) -> Result<String, String> {
+        match self.lines.recv_timeout(patience) {
+            Ok(Ok(line)) => Ok(line.trim_end().to_owned()),
+            Ok(Err(error)) => Err(format!("reading the engine: {error}")),
+            Err(RecvTimeoutError::Timeout) => Err(format!(
+                "no answer within {} s after `{after}`",
+                patience.as_secs()
+            )),
+            Err(RecvTimeoutError::Disconnected) => {
+                Err(format!("the engine closed its output after `{after}`"))
+            }
         }
-        Ok(line.trim_end().to_owned())
     }
 }
 
@@ -64,6 +83,15 @@ impl Drop for EngineProcess {
     fn drop(&mut self) {
         let _ = writeln!(self.input, "quit");
         let _ = self.input.flush();
+        // An engine that ignores `quit` is stopped after a moment.
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
         let _ = self.child.wait();
     }
 }
@@ -124,10 +152,15 @@ impl<W: Bitboard> GtpAgent<W> {
 
     /// Sends a command and returns the answer's text, or the engine's error.
     fn ask(&mut self, command: &str) -> Result<String, String> {
+        let patience = if command.starts_with("genmove") {
+            MOVE_PATIENCE
+        } else {
+            COMMAND_PATIENCE
+        };
         self.process.send(command)?;
         let mut answer = String::new();
         loop {
-            let line = self.process.line(command)?;
+            let line = self.process.line(command, patience)?;
             if line.trim().is_empty() {
                 if answer.is_empty() {
                     continue;
@@ -301,7 +334,7 @@ impl<W: Bitboard> NBoardAgent<W> {
         self.process.send(&format!("ping {}", self.pings))?;
         let mut refused = None;
         loop {
-            let line = self.process.line(request)?;
+            let line = self.process.line(request, COMMAND_PATIENCE)?;
             if line.trim() == pong {
                 return refused.map_or(Ok(()), Err);
             }
@@ -350,7 +383,7 @@ impl<W: Bitboard> NBoardAgent<W> {
         self.set_position(game)?;
         self.process.send("go")?;
         loop {
-            let line = self.process.line("go")?;
+            let line = self.process.line("go", MOVE_PATIENCE)?;
             if let Some(answer) = line.trim().strip_prefix("===") {
                 // `=== F5`, `=== F5/1.5/0.2` (move, evaluation, seconds).
                 let name = answer.trim().split('/').next().unwrap_or_default();

@@ -1045,6 +1045,14 @@ fn an_external_nboard_engine_plays_in_the_arena() {
     );
     let said = failing(&["arena", "--config", config.to_str().unwrap()]);
     assert!(said.contains("standard Othello"), "{said}");
+    // A process that never answers is given up on, not waited for.
+    let config = write_file(
+        folder.path(),
+        "silent.toml",
+        "variant = \"othello\"\nsize = 6\nformat = \"match\"\nagents = [\"nboard:sleep 60\", \"random\"]\n[openings]\ncount = 1\n",
+    );
+    let said = failing(&["arena", "--config", config.to_str().unwrap()]);
+    assert!(said.contains("no answer within 10 s"), "{said}");
 }
 
 #[test]
