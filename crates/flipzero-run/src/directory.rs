@@ -9,6 +9,7 @@
 //! <run>/shards/step-000000400-w-7781.3-game-000017.shard   ... played by worker `7781.3`
 //! <run>/metrics.jsonl        one JSON record per stage (see `Record`)
 //! <run>/finished             written by the trainer when the run's budget is spent
+//! <run>/training.lock        locked while a training stage runs (one trainer at a time)
 //! ```
 //!
 //! Every file is written to a temporary name and renamed into place; a game's shard is
@@ -250,6 +251,30 @@ impl RunDir {
             }
         }
         Ok(names)
+    }
+
+    /// Holds `<run>/training.lock` for as long as the returned file lives: one training at
+    /// a time on a run, across processes and (on filesystems with working locks) machines.
+    /// The operating system drops the lock of a killed trainer.
+    ///
+    /// # Errors
+    /// Another process holds the lock, or the file cannot be opened.
+    pub fn lock_training(&self) -> Result<std::fs::File, FileError> {
+        let path = self.root.join("training.lock");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| FileError::io(&path, e))?;
+        match file.try_lock() {
+            Ok(()) => Ok(file),
+            Err(std::fs::TryLockError::WouldBlock) => Err(FileError::invalid(
+                &path,
+                "another trainer is training this run: run one trainer at a time",
+            )),
+            Err(std::fs::TryLockError::Error(error)) => Err(FileError::io(&path, error)),
+        }
     }
 
     /// The marker the trainer leaves when the run's budget is spent.

@@ -381,6 +381,7 @@ impl Run {
         steps: u64,
         progress: &dyn Progress,
     ) -> Result<Record, RunError> {
+        let _one_trainer = self.dir.lock_training()?;
         let step = self.ensure_checkpoint()?;
         let train = &self.config.config.train;
         let mut trainer_config = self.config.train_config();

@@ -173,6 +173,17 @@ fn the_loop_plays_more_games_when_a_batch_needs_more_samples() {
 }
 
 #[test]
+fn a_second_trainer_is_refused_while_one_trains() {
+    let (_folder, _config, dir, run) = tiny_run();
+    run.self_play(6, &Silent).unwrap();
+    let held = dir.lock_training().unwrap();
+    let error = run.train(1, &Silent).unwrap_err().to_string();
+    assert!(error.contains("another trainer"), "{error}");
+    drop(held);
+    run.train(1, &Silent).unwrap();
+}
+
+#[test]
 fn too_few_samples_is_an_error_not_a_panic() {
     let (_folder, _config, _dir, run) = tiny_run();
     assert!(matches!(
