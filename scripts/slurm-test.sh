@@ -133,7 +133,9 @@ fi
 say "cluster up: $(sinfo -h -o '%P %D %t %C %G')"
 
 # A small 6x6 run: 3 iterations of 6 games, an evaluation after every iteration.
+# The replay window holds every game, so that no shard can be left out of all trainings.
 sed -e 's/^iterations = 2/iterations = 3/' -e 's/^every_iterations = 2/every_iterations = 1/' \
+    -e 's/^window_samples = 1000/window_samples = 1000000/' \
     "$ROOT/crates/flipzero-run/tests/tiny.toml" >"$STATE/run.toml"
 RUN="$STATE/run"
 "$BIN" cluster submit --scheduler slurm --config "$STATE/run.toml" --run-dir "$RUN" \

@@ -14,7 +14,8 @@ fn program() -> PathBuf {
     assert_cmd::cargo::cargo_bin("flipzero")
 }
 
-/// A tiny 6x6 run: 4 iterations of 4 games and 3 steps, no evaluation.
+/// A tiny 6x6 run: 4 iterations of 4 games and 3 steps, no evaluation, a window that holds
+/// every game.
 fn tiny_config(folder: &Path) -> PathBuf {
     let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("../flipzero-run/tests/tiny.toml");
     let text = std::fs::read_to_string(tiny)
@@ -23,7 +24,9 @@ fn tiny_config(folder: &Path) -> PathBuf {
         .replace("parallel_games = 3", "parallel_games = 2")
         .replace("workers = 2", "workers = 1")
         .replace("every_iterations = 2", "every_iterations = 0")
-        .replace("iterations = 2", "iterations = 4");
+        .replace("iterations = 2", "iterations = 4")
+        // A window that holds every game: none can be left out of all trainings.
+        .replace("window_samples = 1000", "window_samples = 1000000");
     let path = folder.join("tiny.toml");
     std::fs::write(&path, text).unwrap();
     path
