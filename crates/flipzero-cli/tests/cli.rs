@@ -1,17 +1,8 @@
 //! The `flipzero` binary, driven as a user would.
 
-use assert_cmd::Command;
+mod common;
 
-fn flipzero() -> Command {
-    Command::cargo_bin("flipzero").unwrap()
-}
-
-/// Runs `flipzero` with `args`, expects it to fail, and returns what it said on stderr.
-fn failing(args: &[&str]) -> String {
-    let output = flipzero().args(args).output().unwrap();
-    assert!(!output.status.success(), "{args:?} should fail");
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
+use common::{failing, flipzero};
 
 fn json_lines(stdout: &[u8]) -> Vec<serde_json::Value> {
     String::from_utf8_lossy(stdout)

@@ -8,17 +8,15 @@
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 
-use assert_cmd::Command;
+mod common;
+
 use burn::tensor::Device;
+use common::{failing, flipzero};
 use flipzero_core::{Preset, Rules};
 use flipzero_mcts::{MctsConfig, UniformEvaluator};
 use flipzero_nn::NetConfig;
 use flipzero_selfplay::{SelfPlayConfig, play};
 use flipzero_train::{TrainConfig, Trainer};
-
-fn flipzero() -> Command {
-    Command::cargo_bin("flipzero").unwrap()
-}
 
 fn repository() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -136,30 +134,26 @@ fn bad_export_requests_are_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
     let checkpoint = dir.path().join("net.ckpt");
     std::fs::write(&checkpoint, b"FLIPZCKP trailing nonsense").unwrap();
-    let output = flipzero()
-        .args(["export", "--format", "onnx", "--out"])
-        .arg(dir.path().join("out"))
-        .arg("--checkpoint")
-        .arg(&checkpoint)
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let out = dir.path().join("out");
+    let stderr = failing(&[
+        "export",
+        "--format",
+        "onnx",
+        "--out",
+        out.to_str().unwrap(),
+        "--checkpoint",
+        checkpoint.to_str().unwrap(),
+    ]);
     assert!(stderr.contains("net.ckpt"), "{stderr}");
-    let output = flipzero()
-        .args([
-            "export",
-            "--format",
-            "tflite",
-            "--out",
-            "x",
-            "--checkpoint",
-            "y",
-        ])
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let stderr = failing(&[
+        "export",
+        "--format",
+        "tflite",
+        "--out",
+        "x",
+        "--checkpoint",
+        "y",
+    ]);
     assert!(
         stderr.contains("unknown export format `tflite`"),
         "{stderr}"

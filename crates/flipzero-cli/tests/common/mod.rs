@@ -1,0 +1,15 @@
+//! Helpers shared by the test files that drive the `flipzero` binary.
+
+use assert_cmd::Command;
+
+/// The binary, ready for arguments.
+pub(crate) fn flipzero() -> Command {
+    Command::cargo_bin("flipzero").unwrap()
+}
+
+/// Runs `flipzero` with `args`, expects it to fail, and returns what it said on stderr.
+pub(crate) fn failing(args: &[&str]) -> String {
+    let output = flipzero().args(args).output().unwrap();
+    assert!(!output.status.success(), "{args:?} should fail");
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
