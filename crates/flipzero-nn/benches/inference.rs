@@ -18,6 +18,10 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use flipzero_core::Preset;
 use flipzero_nn::NetConfig;
 
+// The allocator of the flipzero binary.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// (name, board side, blocks, channels, value hidden units).
 const NETWORKS: [(&str, u8, usize, usize, usize); 2] =
     [("6x6-4x32", 6, 4, 32, 64), ("8x8-6x64", 8, 6, 64, 128)];
