@@ -12,14 +12,15 @@ use flipzero_core::{Bitboard, Geometry, Kernel, Position, Scoring, Square, Symme
 
 /// At this many empties or fewer, moves are ordered by quadrant parity instead of mobility:
 /// the mobility count costs more than it saves so close to the end.
-const FASTEST_FIRST_EMPTIES: u32 = 7;
+const FASTEST_FIRST_EMPTIES: u32 = 5;
 /// At this many empties or more, moves are ordered by a short search.
 const SHALLOW_ORDER_EMPTIES: u32 = 14;
 /// Depth of that search: deeper where the subtree to order is larger.
 fn shallow_order_depth(empties: u32) -> u32 {
     match empties {
         0..18 => 2,
-        _ => 3,
+        18..22 => 3,
+        _ => 4,
     }
 }
 /// At this many empties or fewer, moves are found by trying each empty square.
@@ -127,57 +128,66 @@ fn table_key<W: Bitboard>(player: W, opponent: W) -> u64 {
     key | 1
 }
 
-/// What the stability test needs of one square along one axis.
-#[derive(Clone, Copy)]
-struct AxisLine<W> {
-    /// The whole line through the square along the axis.
-    line: W,
-    /// The square's one or two neighbours along the axis.
-    neighbours: W,
-    /// Whether a neighbour along the axis is off the board.
-    at_edge: bool,
+/// One axis of the board for the stability test, as whole-board masks.
+#[derive(Clone, Debug)]
+struct StabilityAxis<W> {
+    /// Index step from a square to its neighbour in the axis's forward direction (rows are
+    /// stored one after another, so the step is the same for every square).
+    step: u32,
+    /// Squares that have a neighbour in the forward direction.
+    has_forward: W,
+    /// Squares that have a neighbour in the backward direction.
+    has_backward: W,
+    /// Squares with a neighbour off the board along the axis: nothing can flank them on it.
+    edge: W,
+    /// Every line of the board along the axis.
+    lines: Vec<W>,
 }
 
-/// Per square, its four axis lines.
-fn axis_lines<W: Bitboard>(geometry: &Geometry<W>) -> Vec<[AxisLine<W>; 4]> {
+/// The four axes of a board for the stability test.
+fn stability_axes<W: Bitboard>(geometry: &Geometry<W>) -> [StabilityAxis<W>; 4] {
     use flipzero_core::geometry::DIRECTIONS;
-    geometry
-        .squares()
-        .map(|square| {
+    let cols = i32::from(geometry.cols());
+    std::array::from_fn(|axis| {
+        let (forward, backward) = (DIRECTIONS[axis], DIRECTIONS[axis + 4]);
+        let step = forward.0 * cols + forward.1;
+        let neighbour = |square: Square, (row_step, col_step): (i32, i32)| {
             let (row, col) = geometry.coordinates(square);
-            std::array::from_fn(|axis| {
-                let mut line = W::square(square.index());
-                let mut neighbours = W::EMPTY;
-                let mut at_edge = false;
-                for (row_step, col_step) in [DIRECTIONS[axis], DIRECTIONS[axis + 4]] {
-                    let (mut r, mut c) = (i32::from(row), i32::from(col));
-                    let mut first = true;
-                    loop {
-                        r += row_step;
-                        c += col_step;
-                        match geometry.square_at(r, c) {
-                            Some(next) => {
-                                line |= W::square(next.index());
-                                if first {
-                                    neighbours |= W::square(next.index());
-                                }
-                            }
-                            None => {
-                                at_edge |= first;
-                                break;
-                            }
-                        }
-                        first = false;
+            geometry.square_at(i32::from(row) + row_step, i32::from(col) + col_step)
+        };
+        let mut masks = StabilityAxis {
+            step: step as u32,
+            has_forward: W::EMPTY,
+            has_backward: W::EMPTY,
+            edge: W::EMPTY,
+            lines: Vec::new(),
+        };
+        for square in geometry.squares() {
+            let bit = W::square(square.index());
+            match neighbour(square, forward) {
+                Some(next) => {
+                    debug_assert_eq!(next.index(), square.index() + step as u32);
+                    masks.has_forward |= bit;
+                }
+                None => masks.edge |= bit,
+            }
+            match neighbour(square, backward) {
+                Some(_) => masks.has_backward |= bit,
+                None => {
+                    masks.edge |= bit;
+                    // A line starts at each square without a backward neighbour.
+                    let mut line = bit;
+                    let mut at = square;
+                    while let Some(next) = neighbour(at, forward) {
+                        line |= W::square(next.index());
+                        at = next;
                     }
+                    masks.lines.push(line);
                 }
-                AxisLine {
-                    line,
-                    neighbours,
-                    at_edge,
-                }
-            })
-        })
-        .collect()
+            }
+        }
+        masks
+    })
 }
 
 /// The solver's state for one board shape.
@@ -190,9 +200,11 @@ struct Search<W: Bitboard, L: Layout<W>> {
     sign: i32,
     /// Whether the empties go to the side ahead at the end.
     winner_takes_empties: bool,
-    axis_lines: Vec<[AxisLine<W>; 4]>,
+    stability: [StabilityAxis<W>; 4],
     corners: W,
     table: Table,
+    /// One list of ordered moves per number of empties, reused by every node of that depth.
+    move_lists: Vec<Vec<(i32, u32)>>,
     nodes: u64,
 }
 
@@ -228,19 +240,24 @@ impl<W: Bitboard, L: Layout<W>> Search<W, L> {
     /// Discs of `discs` that can never be flipped: along every axis the line is full, or a
     /// neighbour is off the board or itself such a disc (grown from the edges until nothing
     /// changes). A lower bound on the truly stable discs.
+    #[inline(always)]
     fn stable_discs(&self, discs: W, empty: W) -> W {
+        let safe_anyway: [W; 4] = std::array::from_fn(|axis| {
+            let axis = &self.stability[axis];
+            let full = axis
+                .lines
+                .iter()
+                .filter(|&&line| (line & empty).is_empty())
+                .fold(W::EMPTY, |full, &line| full | line);
+            axis.edge | full
+        });
         let mut stable = W::EMPTY;
         loop {
-            let mut grown = stable;
-            for index in (discs & !stable).indices() {
-                let safe = self.axis_lines[index as usize].iter().all(|axis| {
-                    axis.at_edge
-                        || (axis.line & empty).is_empty()
-                        || !(axis.neighbours & stable).is_empty()
-                });
-                if safe {
-                    grown |= W::square(index);
-                }
+            let mut grown = discs;
+            for (axis, &safe) in self.stability.iter().zip(&safe_anyway) {
+                let next_to_stable = ((stable >> axis.step) & axis.has_forward)
+                    | ((stable << axis.step) & axis.has_backward);
+                grown &= safe | next_to_stable;
             }
             if grown == stable {
                 return stable;
@@ -271,6 +288,27 @@ impl<W: Bitboard, L: Layout<W>> Search<W, L> {
             .fold(W::EMPTY, |odd, &quadrant| odd | quadrant)
     }
 
+    /// Squares next to a disc of `discs`, in any direction.
+    #[inline(always)]
+    fn next_to(&self, discs: W) -> W {
+        self.stability.iter().fold(W::EMPTY, |near, axis| {
+            near | ((discs >> axis.step) & axis.has_forward)
+                | ((discs << axis.step) & axis.has_backward)
+        })
+    }
+
+    /// Discs of `discs` on a corner, or on an edge next to a corner disc of `discs`.
+    #[inline(always)]
+    fn corner_stable(&self, discs: W) -> W {
+        let corners = discs & self.corners;
+        let mut stable = corners;
+        for axis in [&self.stability[0], &self.stability[2]] {
+            stable |= ((corners >> axis.step) & axis.has_forward)
+                | ((corners << axis.step) & axis.has_backward);
+        }
+        stable & discs
+    }
+
     /// A rough value for move ordering: corner discs and mobility (a corner reply counted
     /// twice) of both sides.
     #[inline(always)]
@@ -282,75 +320,44 @@ impl<W: Bitboard, L: Layout<W>> Search<W, L> {
         8 * corners + mobility(player_moves) - mobility(opponent_moves)
     }
 
-    /// A depth-limited alpha-beta search with [`Self::ordering_eval`] at the leaves.
-    fn shallow(&self, player: W, opponent: W, depth: u32, mut alpha: i32, beta: i32) -> i32 {
-        let moves = legal_moves(self.layout, player, opponent);
-        if depth == 0 {
-            return self.ordering_eval(player, opponent, moves);
-        }
-        if moves.is_empty() {
-            if legal_moves(self.layout, opponent, player).is_empty() {
-                return 1000 * self.final_score(player, opponent).signum();
-            }
-            return -self.shallow(opponent, player, depth - 1, -beta, -alpha);
-        }
-        let mut best = -i32::MAX;
-        for index in moves.indices() {
-            let flipped = flips(self.layout, player, opponent, index);
-            let value = -self.shallow(
-                opponent ^ flipped,
-                player | flipped | W::square(index),
-                depth - 1,
-                -beta,
-                -alpha,
-            );
-            if value > best {
-                best = value;
-                if value > alpha {
-                    alpha = value;
-                    if alpha >= beta {
-                        break;
-                    }
-                }
-            }
-        }
-        best
-    }
-
-    /// The moves in search order, written into `buffer` as (rank, square): the table's move
+    /// The moves in search order, written into `ordered` as (rank, square): the table's move
     /// first, then fewest opponent replies far from the end, or moves in odd quadrants first
     /// near it.
     #[inline(always)]
-    fn order<'b>(
+    fn order(
         &self,
         player: W,
         opponent: W,
         moves: W,
         empties: u32,
         hinted: Option<u32>,
-        buffer: &'b mut [(i32, u32); MAX_MOVES],
-    ) -> &'b [(i32, u32)] {
+        ordered: &mut Vec<(i32, u32)>,
+    ) {
         let empty = self.layout.board() & !(player | opponent);
-        let mut count = 0;
+        ordered.clear();
         for index in moves.indices() {
             let rank = if Some(index) == hinted {
                 i32::MIN
-            } else if empties >= SHALLOW_ORDER_EMPTIES {
-                // Far from the end a short search orders better than the reply count alone.
+            } else if empties > FASTEST_FIRST_EMPTIES {
                 let flipped = flips(self.layout, player, opponent, index);
                 let (next_player, next_opponent) =
                     (opponent ^ flipped, player | flipped | W::square(index));
-                let depth = shallow_order_depth(empties);
-                self.shallow(next_player, next_opponent, depth, -i32::MAX, i32::MAX)
-            } else if empties > FASTEST_FIRST_EMPTIES {
-                let flipped = flips(self.layout, player, opponent, index);
-                let replies = legal_moves(
-                    self.layout,
-                    opponent ^ flipped,
-                    player | flipped | W::square(index),
-                );
-                // Fewest replies first, a reply on a corner counting double.
-                (replies.count() + (replies & self.corners).count()) as i32
+                let replies = legal_moves(self.layout, next_player, next_opponent);
+                let weighted =
+                    |squares: W| (squares.count() + (squares & self.corners).count()) as i32;
+                // Fewest replies first (a reply on a corner counting double), then most discs
+                // made safe at the corners, then fewest squares the opponent might reach later
+                // (empty squares next to our discs).
+                let next_empty = empty & !W::square(index);
+                let potential = self.next_to(next_opponent) & next_empty;
+                let mut primary = weighted(replies);
+                if empties >= SHALLOW_ORDER_EMPTIES {
+                    // Far from the end a short search adds what the reply count misses.
+                    let depth = shallow_order_depth(empties);
+                    primary += self.shallow(next_player, next_opponent, depth);
+                }
+                (primary << 15) - ((self.corner_stable(next_opponent).count() as i32) << 11)
+                    + (weighted(potential) << 5)
             } else {
                 let quadrant = self
                     .quadrants
@@ -361,10 +368,8 @@ impl<W: Bitboard, L: Layout<W>> Search<W, L> {
                 // Odd quadrants first.
                 1 - ((empty & quadrant).count() % 2) as i32
             };
-            buffer[count] = (rank, index);
-            count += 1;
+            ordered.push((rank, index));
         }
-        let ordered = &mut buffer[..count];
         // Few moves: an insertion sort beats the general one.
         for next in 1..ordered.len() {
             let mut at = next;
@@ -373,9 +378,64 @@ impl<W: Bitboard, L: Layout<W>> Search<W, L> {
                 at -= 1;
             }
         }
-        ordered
     }
 }
+
+/// Defines one copy of the ordering search: a depth-limited alpha-beta search with
+/// [`Search::ordering_eval`] at the leaves, compiled like `search_kernel!` below.
+macro_rules! shallow_kernel {
+    ($(#[$attribute:meta])* $name:ident) => {
+        $(#[$attribute])*
+        fn $name<W: Bitboard, L: Layout<W>>(
+            this: &Search<W, L>,
+            player: W,
+            opponent: W,
+            depth: u32,
+            mut alpha: i32,
+            beta: i32,
+        ) -> i32 {
+            let moves = legal_moves(this.layout, player, opponent);
+            if depth == 0 {
+                return this.ordering_eval(player, opponent, moves);
+            }
+            if moves.is_empty() {
+                if legal_moves(this.layout, opponent, player).is_empty() {
+                    return 1000 * this.final_score(player, opponent).signum();
+                }
+                return -$name(this, opponent, player, depth - 1, -beta, -alpha);
+            }
+            let mut best = -i32::MAX;
+            for index in moves.indices() {
+                let flipped = flips(this.layout, player, opponent, index);
+                let value = -$name(
+                    this,
+                    opponent ^ flipped,
+                    player | flipped | W::square(index),
+                    depth - 1,
+                    -beta,
+                    -alpha,
+                );
+                if value > best {
+                    best = value;
+                    if value > alpha {
+                        alpha = value;
+                        if alpha >= beta {
+                            break;
+                        }
+                    }
+                }
+            }
+            best
+        }
+    };
+}
+
+shallow_kernel!(shallow_portable);
+shallow_kernel!(
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+    shallow_x86_64_v3
+);
 
 /// Defines one copy of the recursive search; the copies differ only in the CPU features they
 /// are compiled for (see `flipzero_core::perft` for the same pattern), so that the feature
@@ -458,8 +518,10 @@ macro_rules! search_kernel {
                     hinted = Some(u32::from(entry.best));
                 }
             }
-            let mut buffer = [(0, 0); MAX_MOVES];
-            let ordered = this.order(player, opponent, moves, empties, hinted, &mut buffer);
+            // This depth's list, put back before returning (a list left out only costs an
+            // allocation the next time).
+            let mut ordered = std::mem::take(&mut this.move_lists[empties as usize]);
+            this.order(player, opponent, moves, empties, hinted, &mut ordered);
             if empties >= ETC_EMPTIES {
                 // Enhanced transposition cut-off: a child the table already bounds high enough
                 // for a cut-off needs no search.
@@ -469,6 +531,7 @@ macro_rules! search_kernel {
                     if let Some(entry) = this.table.probe(child) {
                         let value = -i32::from(entry.upper);
                         if value >= beta {
+                            this.move_lists[empties as usize] = ordered;
                             return value;
                         }
                     }
@@ -504,6 +567,7 @@ macro_rules! search_kernel {
                     }
                 }
             }
+            this.move_lists[empties as usize] = ordered;
             if use_table {
                 let bound = this.squares as i32;
                 let (lower, upper) = if best >= beta {
@@ -533,10 +597,20 @@ search_kernel!(
     search_x86_64_v3
 );
 
-/// Most legal moves a position of any supported board can have.
-const MAX_MOVES: usize = 256;
-
 impl<W: Bitboard, L: Layout<W>> Search<W, L> {
+    /// The ordering search of [`shallow_kernel!`] with the fastest kernel of this CPU.
+    fn shallow(&self, player: W, opponent: W, depth: u32) -> i32 {
+        let (alpha, beta) = (-i32::MAX, i32::MAX);
+        match self.kernel {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::X86_64V3 => {
+                // SAFETY: as in `search`.
+                unsafe { shallow_x86_64_v3(self, player, opponent, depth, alpha, beta) }
+            }
+            _ => shallow_portable(self, player, opponent, depth, alpha, beta),
+        }
+    }
+
     /// The search with the fastest kernel of this CPU.
     fn search(&mut self, player: W, opponent: W, alpha: i32, beta: i32, empties: u32) -> i32 {
         match self.kernel {
@@ -576,7 +650,7 @@ fn solve_with<W: Bitboard, L: Layout<W>>(
         squares: geometry.square_count(),
         sign: if goal.fewest_discs { -1 } else { 1 },
         winner_takes_empties: goal.scoring == Scoring::WinnerTakesEmpties,
-        axis_lines: axis_lines(geometry),
+        stability: stability_axes(geometry),
         corners: [(0, 0), (0, 1), (1, 0), (1, 1)]
             .into_iter()
             .filter_map(|(bottom, right)| {
@@ -588,6 +662,7 @@ fn solve_with<W: Bitboard, L: Layout<W>>(
             .fold(W::EMPTY, |set, square| set | W::square(square.index())),
         // Small solves (the player's, many a game) need no large table to clear.
         table: Table::new(TABLE_BITS.min(position.empty().count() + 4).max(10)),
+        move_lists: vec![Vec::with_capacity(32); geometry.square_count() as usize + 1],
         nodes: 0,
     };
     let (player, opponent) = (position.player(), position.opponent());
@@ -609,19 +684,16 @@ fn solve_with<W: Bitboard, L: Layout<W>>(
     // move that ties the best.
     let mut best = -limit - 1;
     let mut best_moves = Vec::new();
-    let mut buffer = [(0, 0); MAX_MOVES];
-    let root_moves: Vec<u32> = search
-        .order(
-            player,
-            opponent,
-            position.legal_moves(),
-            empties,
-            None,
-            &mut buffer,
-        )
-        .iter()
-        .map(|&(_, index)| index)
-        .collect();
+    let mut ordered = Vec::new();
+    search.order(
+        player,
+        opponent,
+        position.legal_moves(),
+        empties,
+        None,
+        &mut ordered,
+    );
+    let root_moves: Vec<u32> = ordered.iter().map(|&(_, index)| index).collect();
     // A move whose result is a symmetric image of an earlier move's scores the same (at the
     // start of a game every first move is such an image).
     let symmetries: Vec<Symmetry> = Symmetry::of_board(geometry).collect();
@@ -640,16 +712,23 @@ fn solve_with<W: Bitboard, L: Layout<W>>(
                 let flipped = flips(layout, player, opponent, index);
                 let (next_player, next_opponent) =
                     (opponent ^ flipped, player | flipped | W::square(index));
-                // Every best move needs a window that a tie passes; one best move only needs
-                // each later move shown no better.
-                let alpha = if every_best_move { best - 1 } else { best };
-                -search.search(
-                    next_player,
-                    next_opponent,
-                    -limit,
-                    -alpha.max(-limit),
-                    empties - 1,
-                )
+                let mut value = |alpha: i32, beta: i32| {
+                    -search.search(next_player, next_opponent, -beta, -alpha, empties - 1)
+                };
+                if best < -limit {
+                    value(-limit, limit)
+                } else {
+                    // Every best move needs a window that a tie passes; one best move only
+                    // needs each later move shown no better. A null window shows that, and only
+                    // a move that passes it is searched again for its exact score.
+                    let alpha = if every_best_move { best - 1 } else { best }.max(-limit);
+                    let bound = value(alpha, alpha + 1);
+                    if bound > alpha {
+                        value(bound - 1, limit)
+                    } else {
+                        bound
+                    }
+                }
             }
         };
         searched.push((child, score));
@@ -687,4 +766,137 @@ pub fn solve_one_best<W: Bitboard>(position: &Position<W>, goal: Goal) -> Soluti
     flipzero_core::with_layout!(position.geometry(), W, |layout| solve_with(
         position, goal, false, layout
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use flipzero_core::movegen::SquareBoard;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// The stability rule disc by disc, axis by axis, walking the board: along every axis the
+    /// line is full, or a neighbour is off the board or a stable disc of the same set.
+    fn stable_by_walking<W: Bitboard>(geometry: &Geometry<W>, discs: W, empty: W) -> W {
+        use flipzero_core::geometry::DIRECTIONS;
+        let line_and_neighbours = |square: Square, axis: usize| {
+            let (row, col) = geometry.coordinates(square);
+            let (mut line, mut neighbours, mut at_edge) = (W::EMPTY, Vec::new(), false);
+            for (row_step, col_step) in [DIRECTIONS[axis], DIRECTIONS[axis + 4]] {
+                let (mut r, mut c, mut first) = (i32::from(row), i32::from(col), true);
+                loop {
+                    r += row_step;
+                    c += col_step;
+                    let Some(next) = geometry.square_at(r, c) else {
+                        at_edge |= first;
+                        break;
+                    };
+                    line |= W::square(next.index());
+                    if first {
+                        neighbours.push(next.index());
+                    }
+                    first = false;
+                }
+            }
+            (line, neighbours, at_edge)
+        };
+        let mut stable = W::EMPTY;
+        loop {
+            let mut grown = stable;
+            for index in discs.indices() {
+                let safe = (0..4).all(|axis| {
+                    let (line, neighbours, at_edge) =
+                        line_and_neighbours(Square(index as u8), axis);
+                    at_edge
+                        || (line & empty).is_empty()
+                        || neighbours.iter().any(|&next| stable.contains(next))
+                });
+                if safe {
+                    grown |= W::square(index);
+                }
+            }
+            if grown == stable {
+                return stable;
+            }
+            stable = grown;
+        }
+    }
+
+    /// Positions along random games, with both sides' discs checked at every ply.
+    fn check_stability<W: Bitboard>(rows: u8, cols: u8, games: usize) {
+        let geometry = Geometry::<W>::get(rows, cols).unwrap();
+        let search = Search {
+            kernel: Kernel::Portable,
+            layout: geometry,
+            quadrants: quadrants(geometry),
+            squares: geometry.square_count(),
+            sign: 1,
+            winner_takes_empties: true,
+            stability: stability_axes(geometry),
+            corners: W::EMPTY,
+            table: Table::new(4),
+            move_lists: Vec::new(),
+            nodes: 0,
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(u64::from(rows) * 100 + u64::from(cols));
+        let mut checked = 0;
+        for _ in 0..games {
+            let mut position = Position::start(geometry);
+            while !position.is_game_over() {
+                let empty = position.empty();
+                for discs in [position.player(), position.opponent()] {
+                    let expected = stable_by_walking(geometry, discs, empty);
+                    assert_eq!(search.stable_discs(discs, empty), expected, "{position}");
+                    checked += usize::from(!expected.is_empty());
+                }
+                let moves: Vec<Square> = position.legal_squares().collect();
+                position = if moves.is_empty() {
+                    position.pass_unchecked()
+                } else {
+                    position.play_unchecked(moves[rng.random_range(0..moves.len())])
+                };
+            }
+        }
+        // The games reach positions with stable discs, so the comparison is not all empty.
+        assert!(checked > games, "{checked} positions with stable discs");
+    }
+
+    #[test]
+    fn stable_discs_by_masks_equal_the_disc_by_disc_rule() {
+        check_stability::<u64>(8, 8, 40);
+        check_stability::<u64>(6, 6, 40);
+        check_stability::<u64>(4, 6, 40);
+        check_stability::<u128>(10, 10, 10);
+    }
+
+    #[test]
+    fn corner_stable_discs_are_corners_and_their_edge_neighbours() {
+        let geometry = Geometry::<u64>::get(8, 8).unwrap();
+        let layout = SquareBoard::<u64, 8>::new(geometry).unwrap();
+        let search = Search {
+            kernel: Kernel::Portable,
+            layout,
+            quadrants: quadrants(geometry),
+            squares: 64,
+            sign: 1,
+            winner_takes_empties: true,
+            stability: stability_axes(geometry),
+            corners: (1 << 0) | (1 << 7) | (1 << 56) | (1 << 63),
+            table: Table::new(4),
+            move_lists: Vec::new(),
+            nodes: 0,
+        };
+        // a1 with b1 and a2, h1 without its neighbours, g8 without h8, d4 in the middle.
+        let discs: u64 = (1 << 0) | (1 << 1) | (1 << 8) | (1 << 7) | (1 << 62) | (1 << 27);
+        assert_eq!(
+            search.corner_stable(discs),
+            (1 << 0) | (1 << 1) | (1 << 8) | (1 << 7)
+        );
+        // Next to a1 (b1, a2, b2) and to h1 (g1, g2, h2): nothing wraps to the other edge.
+        let near = search.next_to((1 << 0) | (1 << 7));
+        assert_eq!(
+            near,
+            (1 << 1) | (1 << 8) | (1 << 9) | (1 << 6) | (1 << 14) | (1 << 15)
+        );
+    }
 }
