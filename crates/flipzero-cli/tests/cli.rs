@@ -220,6 +220,21 @@ fn solve_reports_the_published_scores_of_ffo_positions() {
         assert_eq!(record["score"], record["published_score"], "{record}");
         assert!(record["nodes"].as_u64().unwrap() > 0);
     }
+    // Win, draw or loss only: the sign of the published score, with fewer nodes.
+    let outcomes = flipzero()
+        .args(["solve", file.to_str().unwrap(), "--json", "--outcome"])
+        .output()
+        .unwrap();
+    assert!(outcomes.status.success());
+    let (exact, outcomes) = (json_lines(&output.stdout), json_lines(&outcomes.stdout));
+    for (exact, outcome) in exact.iter().zip(&outcomes) {
+        let sign = exact["published_score"].as_i64().unwrap().signum();
+        assert_eq!(outcome["score"].as_i64(), Some(sign), "{outcome}");
+        assert!(
+            outcome["nodes"].as_u64() < exact["nodes"].as_u64(),
+            "{outcome}"
+        );
+    }
 }
 
 const FFO_1: &str = "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X";
@@ -406,6 +421,8 @@ fn solve_handles_the_fewest_discs_goal() {
     };
     assert_eq!(score(&[]), 16);
     assert_eq!(score(&["--fewest-discs"]), -16);
+    assert_eq!(score(&["--outcome"]), 1);
+    assert_eq!(score(&["--fewest-discs", "--outcome"]), -1);
     std::fs::remove_dir_all(&directory).unwrap();
 }
 

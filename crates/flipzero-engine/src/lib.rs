@@ -10,4 +10,4 @@ pub mod tune;
 
 pub use eval::{Evaluator, Weights, WeightsFile};
 pub use search::{Choice, DecisionValue, Engine, SearchConfig};
-pub use solver::{Goal, Solution, solve, solve_for, solve_one_best};
+pub use solver::{Goal, Solution, solve, solve_for, solve_one_best, solve_outcome};

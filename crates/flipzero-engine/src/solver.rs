@@ -190,6 +190,14 @@ fn stability_axes<W: Bitboard>(geometry: &Geometry<W>) -> [StabilityAxis<W>; 4] 
     })
 }
 
+/// A legal move with its flipped discs and its place in the search order (lowest first).
+#[derive(Clone, Copy)]
+struct Candidate<W> {
+    rank: i32,
+    index: u32,
+    flipped: W,
+}
+
 /// The solver's state for one board shape.
 struct Search<W: Bitboard, L: Layout<W>> {
     kernel: Kernel,
@@ -204,7 +212,7 @@ struct Search<W: Bitboard, L: Layout<W>> {
     corners: W,
     table: Table,
     /// One list of ordered moves per number of empties, reused by every node of that depth.
-    move_lists: Vec<Vec<(i32, u32)>>,
+    move_lists: Vec<Vec<Candidate<W>>>,
     nodes: u64,
 }
 
@@ -320,9 +328,8 @@ impl<W: Bitboard, L: Layout<W>> Search<W, L> {
         8 * corners + mobility(player_moves) - mobility(opponent_moves)
     }
 
-    /// The moves in search order, written into `ordered` as (rank, square): the table's move
-    /// first, then fewest opponent replies far from the end, or moves in odd quadrants first
-    /// near it.
+    /// The moves in search order, written into `ordered`: the table's move first, then
+    /// fewest opponent replies far from the end, or moves in odd quadrants first near it.
     #[inline(always)]
     fn order(
         &self,
@@ -331,15 +338,15 @@ impl<W: Bitboard, L: Layout<W>> Search<W, L> {
         moves: W,
         empties: u32,
         hinted: Option<u32>,
-        ordered: &mut Vec<(i32, u32)>,
+        ordered: &mut Vec<Candidate<W>>,
     ) {
         let empty = self.layout.board() & !(player | opponent);
         ordered.clear();
         for index in moves.indices() {
+            let flipped = flips(self.layout, player, opponent, index);
             let rank = if Some(index) == hinted {
                 i32::MIN
             } else if empties > FASTEST_FIRST_EMPTIES {
-                let flipped = flips(self.layout, player, opponent, index);
                 let (next_player, next_opponent) =
                     (opponent ^ flipped, player | flipped | W::square(index));
                 let replies = legal_moves(self.layout, next_player, next_opponent);
@@ -368,12 +375,16 @@ impl<W: Bitboard, L: Layout<W>> Search<W, L> {
                 // Odd quadrants first.
                 1 - ((empty & quadrant).count() % 2) as i32
             };
-            ordered.push((rank, index));
+            ordered.push(Candidate {
+                rank,
+                index,
+                flipped,
+            });
         }
         // Few moves: an insertion sort beats the general one.
         for next in 1..ordered.len() {
             let mut at = next;
-            while at > 0 && ordered[at - 1].0 > ordered[at].0 {
+            while at > 0 && ordered[at - 1].rank > ordered[at].rank {
                 ordered.swap(at - 1, at);
                 at -= 1;
             }
@@ -441,21 +452,23 @@ shallow_kernel!(
 /// are compiled for (see `flipzero_core::perft` for the same pattern), so that the feature
 /// check happens once per solve rather than once per node.
 macro_rules! search_kernel {
-    ($(#[$attribute:meta])* $name:ident) => {
+    ($(#[$attribute:meta])* $name:ident, $small:ident) => {
+        /// The last few empties, in a function of its own: these nodes are most of the tree,
+        /// and the large frame of the general search would cost each of them.
         $(#[$attribute])*
-        fn $name<W: Bitboard, L: Layout<W>>(
+        fn $small<W: Bitboard, L: Layout<W>>(
             this: &mut Search<W, L>,
             player: W,
             opponent: W,
             mut alpha: i32,
             beta: i32,
             empties: u32,
-            ) -> i32 {
+        ) -> i32 {
             if empties == 1 {
                 let index = (this.layout.board() & !(player | opponent)).lowest_index();
                 return this.last_square(player, opponent, index);
             }
-            if empties <= SHALLOW_EMPTIES {
+            {
                 // So close to the end, trying each empty square is cheaper than generating
                 // moves in bulk; odd quadrants first.
                 this.nodes += 1;
@@ -469,7 +482,7 @@ macro_rules! search_kernel {
                     }
                     let (next_player, next_opponent) =
                         (opponent ^ flipped, player | flipped | W::square(index));
-                    let score = -$name(this, next_player, next_opponent, -beta, -alpha, empties - 1);
+                    let score = -$small(this, next_player, next_opponent, -beta, -alpha, empties - 1);
                     if score > best {
                         best = score;
                         if score > alpha {
@@ -489,7 +502,21 @@ macro_rules! search_kernel {
                 if !opponent_can_move {
                     return this.final_score(player, opponent);
                 }
-                return -$name(this, opponent, player, -beta, -alpha, empties);
+                -$small(this, opponent, player, -beta, -alpha, empties)
+            }
+        }
+
+        $(#[$attribute])*
+        fn $name<W: Bitboard, L: Layout<W>>(
+            this: &mut Search<W, L>,
+            player: W,
+            opponent: W,
+            mut alpha: i32,
+            beta: i32,
+            empties: u32,
+        ) -> i32 {
+            if empties <= SHALLOW_EMPTIES {
+                return $small(this, player, opponent, alpha, beta, empties);
             }
             this.nodes += 1;
             let moves = legal_moves(this.layout, player, opponent);
@@ -525,8 +552,7 @@ macro_rules! search_kernel {
             if empties >= ETC_EMPTIES {
                 // Enhanced transposition cut-off: a child the table already bounds high enough
                 // for a cut-off needs no search.
-                for &(_, index) in ordered.iter() {
-                    let flipped = flips(this.layout, player, opponent, index);
+                for &Candidate { index, flipped, .. } in ordered.iter() {
                     let child = table_key(opponent ^ flipped, player | flipped | W::square(index));
                     if let Some(entry) = this.table.probe(child) {
                         let value = -i32::from(entry.upper);
@@ -540,18 +566,23 @@ macro_rules! search_kernel {
             let original_alpha = alpha;
             let mut best = -i32::MAX;
             let mut best_move = 0;
-            for (rank, &(_, index)) in ordered.iter().enumerate() {
-                let flipped = flips(this.layout, player, opponent, index);
+            for (rank, &Candidate { index, flipped, .. }) in ordered.iter().enumerate() {
                 let (next_player, next_opponent) =
                     (opponent ^ flipped, player | flipped | W::square(index));
+                let mut child = |alpha: i32, beta: i32| {
+                    if empties - 1 <= SHALLOW_EMPTIES {
+                        -$small(this, next_player, next_opponent, -beta, -alpha, empties - 1)
+                    } else {
+                        -$name(this, next_player, next_opponent, -beta, -alpha, empties - 1)
+                    }
+                };
                 let score = if rank == 0 {
-                    -$name(this, next_player, next_opponent, -beta, -alpha, empties - 1)
+                    child(alpha, beta)
                 } else {
                     // Null window first: most moves only need to be shown no better.
-                    let probe =
-                        -$name(this, next_player, next_opponent, -alpha - 1, -alpha, empties - 1);
+                    let probe = child(alpha, alpha + 1);
                     if probe > alpha && probe < beta {
-                        -$name(this, next_player, next_opponent, -beta, -probe, empties - 1)
+                        child(probe, beta)
                     } else {
                         probe
                     }
@@ -590,11 +621,12 @@ macro_rules! search_kernel {
     };
 }
 
-search_kernel!(search_portable);
+search_kernel!(search_portable, small_portable);
 search_kernel!(
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-    search_x86_64_v3
+    search_x86_64_v3,
+    small_x86_64_v3
 );
 
 impl<W: Bitboard, L: Layout<W>> Search<W, L> {
@@ -636,10 +668,21 @@ fn quadrants<W: Bitboard>(geometry: &Geometry<W>) -> [W; 4] {
     quadrants
 }
 
+/// What a solve proves at the root.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Proof {
+    /// The exact score and every move that reaches it.
+    EveryBestMove,
+    /// The exact score and one move that reaches it.
+    OneBestMove,
+    /// Win, draw or loss and one move that reaches it: a search in the window (-1, 1).
+    Outcome,
+}
+
 fn solve_with<W: Bitboard, L: Layout<W>>(
     position: &Position<W>,
     goal: Goal,
-    every_best_move: bool,
+    proof: Proof,
     layout: L,
 ) -> Solution {
     let geometry = position.geometry();
@@ -668,21 +711,31 @@ fn solve_with<W: Bitboard, L: Layout<W>>(
     let (player, opponent) = (position.player(), position.opponent());
     let empties = position.empty().count();
     let limit = geometry.square_count() as i32;
+    // Scores outside the window are bounds; an outcome only needs their sign.
+    let (low, high) = match proof {
+        Proof::Outcome => (-1, 1),
+        Proof::EveryBestMove | Proof::OneBestMove => (-limit, limit),
+    };
+    let reported = |score: i32| match proof {
+        Proof::Outcome => score.signum(),
+        Proof::EveryBestMove | Proof::OneBestMove => score,
+    };
     if empties == 0 || position.legal_moves().is_empty() {
         let score = if empties == 0 {
             search.final_score(player, opponent)
         } else {
-            search.search(player, opponent, -limit, limit, empties)
+            search.search(player, opponent, low, high, empties)
         };
         return Solution {
-            score,
+            score: reported(score),
             best_moves: Vec::new(),
             nodes: search.nodes.max(1),
         };
     }
     // With every best move wanted, the window (best - 1, limit) gives an exact score to every
     // move that ties the best.
-    let mut best = -limit - 1;
+    let every_best_move = proof == Proof::EveryBestMove;
+    let mut best = low - 1;
     let mut best_moves = Vec::new();
     let mut ordered = Vec::new();
     search.order(
@@ -693,12 +746,16 @@ fn solve_with<W: Bitboard, L: Layout<W>>(
         None,
         &mut ordered,
     );
-    let root_moves: Vec<u32> = ordered.iter().map(|&(_, index)| index).collect();
+    let root_moves: Vec<u32> = ordered.iter().map(|candidate| candidate.index).collect();
     // A move whose result is a symmetric image of an earlier move's scores the same (at the
     // start of a game every first move is such an image).
     let symmetries: Vec<Symmetry> = Symmetry::of_board(geometry).collect();
     let mut searched: Vec<(Position<W>, i32)> = Vec::new();
     for index in root_moves {
+        if best >= high && !every_best_move {
+            // Nothing can beat a win (or the largest margin).
+            break;
+        }
         let child = position.play_unchecked(Square(index as u8));
         let twin = searched.iter().find(|(earlier, _)| {
             symmetries
@@ -715,22 +772,24 @@ fn solve_with<W: Bitboard, L: Layout<W>>(
                 let mut value = |alpha: i32, beta: i32| {
                     -search.search(next_player, next_opponent, -beta, -alpha, empties - 1)
                 };
-                if best < -limit {
-                    value(-limit, limit)
+                if best < low {
+                    value(low, high)
                 } else {
                     // Every best move needs a window that a tie passes; one best move only
                     // needs each later move shown no better. A null window shows that, and only
                     // a move that passes it is searched again for its exact score.
-                    let alpha = if every_best_move { best - 1 } else { best }.max(-limit);
+                    let alpha = if every_best_move { best - 1 } else { best }.max(low);
                     let bound = value(alpha, alpha + 1);
-                    if bound > alpha {
-                        value(bound - 1, limit)
+                    if bound > alpha && bound < high {
+                        value(bound - 1, high)
                     } else {
                         bound
                     }
                 }
             }
         };
+        // A bound outside an outcome's window counts as the window's edge.
+        let score = score.clamp(low, high);
         searched.push((child, score));
         if score > best {
             best = score;
@@ -742,7 +801,7 @@ fn solve_with<W: Bitboard, L: Layout<W>>(
     }
     best_moves.sort();
     Solution {
-        score: best,
+        score: reported(best),
         best_moves,
         nodes: search.nodes,
     }
@@ -756,7 +815,10 @@ pub fn solve<W: Bitboard>(position: &Position<W>) -> Solution {
 /// Solves a position exactly for a goal: its score and every best move.
 pub fn solve_for<W: Bitboard>(position: &Position<W>, goal: Goal) -> Solution {
     flipzero_core::with_layout!(position.geometry(), W, |layout| solve_with(
-        position, goal, true, layout
+        position,
+        goal,
+        Proof::EveryBestMove,
+        layout
     ))
 }
 
@@ -764,7 +826,22 @@ pub fn solve_for<W: Bitboard>(position: &Position<W>, goal: Goal) -> Solution {
 /// is faster than proving every best move.
 pub fn solve_one_best<W: Bitboard>(position: &Position<W>, goal: Goal) -> Solution {
     flipzero_core::with_layout!(position.geometry(), W, |layout| solve_with(
-        position, goal, false, layout
+        position,
+        goal,
+        Proof::OneBestMove,
+        layout
+    ))
+}
+
+/// Solves whether the side to move wins, draws or loses for a goal (a search in the window
+/// (-1, 1), much cheaper than the exact score): the solution's score is 1, 0 or -1, with one
+/// move that reaches that outcome.
+pub fn solve_outcome<W: Bitboard>(position: &Position<W>, goal: Goal) -> Solution {
+    flipzero_core::with_layout!(position.geometry(), W, |layout| solve_with(
+        position,
+        goal,
+        Proof::Outcome,
+        layout
     ))
 }
 

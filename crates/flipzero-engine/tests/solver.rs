@@ -1,7 +1,7 @@
 //! The solver against published exact scores (FFO suite) and against plain minimax.
 
 use flipzero_core::{Geometry, Position, Square};
-use flipzero_engine::{Goal, obf, solve, solve_for, solve_one_best};
+use flipzero_engine::{Goal, obf, solve, solve_for, solve_one_best, solve_outcome};
 
 fn suite(name: &str) -> Vec<obf::ObfLine> {
     let path = format!("{}/../../tests/data/ffo/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -102,6 +102,16 @@ fn every_goal_finds_the_minimax_score_and_best_moves() {
                 solution.best_moves, best,
                 "{position} fewest {fewest_discs}"
             );
+            // Win, draw or loss, with a move that reaches it.
+            let outcome = solve_outcome(position, goal);
+            assert_eq!(
+                outcome.score,
+                score.signum(),
+                "{position} fewest {fewest_discs}"
+            );
+            let square = outcome.best_moves[0];
+            let reached = -minimax_for(&position.play_unchecked(square), fewest_discs);
+            assert_eq!(reached.signum(), score.signum(), "{position}");
         }
     }
     assert_eq!(solve(&four).best_moves.len(), 4);
@@ -124,6 +134,8 @@ fn the_solver_equals_minimax_on_small_boards_and_late_positions() {
         assert_eq!(solve(&position).score, minimax(&position), "{position}");
         let one = solve_one_best(&position, Goal::default());
         assert_eq!(one.score, minimax(&position), "{position}");
+        let outcome = solve_outcome(&position, Goal::default());
+        assert_eq!(outcome.score, minimax(&position).signum(), "{position}");
     }
 }
 

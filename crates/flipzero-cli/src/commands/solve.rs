@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
-use flipzero_engine::{Goal, obf, solve_for, solve_one_best};
+use flipzero_engine::{Goal, obf, solve_for, solve_one_best, solve_outcome};
 
 /// Arguments of `flipzero solve`.
 #[derive(Debug, Args)]
@@ -19,8 +19,12 @@ pub(crate) struct SolveArgs {
     fewest_discs: bool,
     /// Prove one best move only (faster; the usual way engines are timed) instead of every
     /// best move.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "outcome")]
     one_best: bool,
+    /// Prove only whether the side to move wins, draws or loses (score 1, 0 or -1), with one
+    /// move that does: much faster than the exact score.
+    #[arg(long)]
+    outcome: bool,
     /// Print one JSON object per position.
     #[arg(long)]
     json: bool,
@@ -45,7 +49,9 @@ pub(crate) fn run(args: &SolveArgs) -> anyhow::Result<()> {
             fewest_discs: args.fewest_discs,
             ..Goal::default()
         };
-        let solution = if args.one_best {
+        let solution = if args.outcome {
+            solve_outcome(&line.position, goal)
+        } else if args.one_best {
             solve_one_best(&line.position, goal)
         } else {
             solve_for(&line.position, goal)
@@ -59,7 +65,11 @@ pub(crate) fn run(args: &SolveArgs) -> anyhow::Result<()> {
             .iter()
             .map(|&square| geometry.square_name(square).to_string())
             .collect();
-        let published = line.scores.first().map(|&(_, score)| score);
+        // An outcome is compared with the sign of the published score.
+        let published = line
+            .scores
+            .first()
+            .map(|&(_, score)| if args.outcome { score.signum() } else { score });
         if args.json {
             let record = serde_json::json!({
                 "line": line.line,
