@@ -33,6 +33,10 @@ const STABILITY_EMPTIES: u32 = 8;
 const ETC_EMPTIES: u32 = 12;
 /// The transposition table holds at most 2^TABLE_BITS entries (16 bytes each).
 const TABLE_BITS: u32 = 22;
+/// Below this many empties the positions go to a small table of their own, 2^LOCAL_TABLE_BITS
+/// entries.
+const LOCAL_TABLE_EMPTIES: u32 = 9;
+const LOCAL_TABLE_BITS: u32 = 16;
 /// Below this many empties the transposition table is not consulted.
 const TABLE_EMPTIES: u32 = 7;
 
@@ -211,6 +215,9 @@ struct Search<W: Bitboard, L: Layout<W>> {
     stability: [StabilityAxis<W>; 4],
     corners: W,
     table: Table,
+    /// The table of the positions with fewer than [`LOCAL_TABLE_EMPTIES`] empties: small
+    /// enough to stay in the cache, where most table lookups happen.
+    local_table: Table,
     /// One list of ordered moves per number of empties, reused by every node of that depth.
     move_lists: Vec<Vec<Candidate<W>>>,
     nodes: u64,
@@ -534,7 +541,12 @@ macro_rules! search_kernel {
             let use_table = empties >= TABLE_EMPTIES;
             let (key, mut hinted) = (table_key(player, opponent), None);
             if use_table {
-                if let Some(entry) = this.table.probe(key) {
+                let table = if empties < LOCAL_TABLE_EMPTIES {
+                    &this.local_table
+                } else {
+                    &this.table
+                };
+                if let Some(entry) = table.probe(key) {
                     let (lower, upper) = (i32::from(entry.lower), i32::from(entry.upper));
                     if lower >= beta || lower == upper {
                         return lower;
@@ -608,7 +620,12 @@ macro_rules! search_kernel {
                 } else {
                     (-bound, best)
                 };
-                this.table.store(Entry {
+                let table = if empties < LOCAL_TABLE_EMPTIES {
+                    &mut this.local_table
+                } else {
+                    &mut this.table
+                };
+                table.store(Entry {
                     key,
                     lower: lower as i16,
                     upper: upper as i16,
@@ -705,6 +722,7 @@ fn solve_with<W: Bitboard, L: Layout<W>>(
             .fold(W::EMPTY, |set, square| set | W::square(square.index())),
         // Small solves (the player's, many a game) need no large table to clear.
         table: Table::new(TABLE_BITS.min(position.empty().count() + 4).max(10)),
+        local_table: Table::new(LOCAL_TABLE_BITS.min(position.empty().count() + 4).max(10)),
         move_lists: vec![Vec::with_capacity(32); geometry.square_count() as usize + 1],
         nodes: 0,
     };
@@ -912,6 +930,7 @@ mod tests {
             stability: stability_axes(geometry),
             corners: W::EMPTY,
             table: Table::new(4),
+            local_table: Table::new(4),
             move_lists: Vec::new(),
             nodes: 0,
         };
@@ -960,6 +979,7 @@ mod tests {
             stability: stability_axes(geometry),
             corners: (1 << 0) | (1 << 7) | (1 << 56) | (1 << 63),
             table: Table::new(4),
+            local_table: Table::new(4),
             move_lists: Vec::new(),
             nodes: 0,
         };
