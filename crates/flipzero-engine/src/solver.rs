@@ -2,9 +2,11 @@
 //! perfect play, by default counted with empty squares going to the winner (the FFO
 //! convention); a [`Goal`] selects raw counting or the fewest-discs objective (anti-Othello).
 //!
-//! Negamax alpha-beta with a principal-variation (null-window) search, a transposition
-//! table, fastest-first move ordering (fewest opponent replies first) far from the end,
-//! quadrant-parity ordering near it, and the last empty square scored without playing it.
+//! Negamax alpha-beta with a principal-variation (null-window) search; a transposition table,
+//! and a small one for the positions near the end; a stability cut-off; moves ordered by the
+//! table's move, then fewest opponent replies, corner stability and the opponent's potential
+//! mobility (plus a short search far from the end), by quadrant parity near the end; the last
+//! four empties in a function of their own, the last square scored without playing it.
 
 use flipzero_core::movegen::{Layout, flips, legal_moves};
 use flipzero_core::position::winner_takes_empties;
@@ -24,13 +26,15 @@ fn shallow_order_depth(empties: u32) -> u32 {
     }
 }
 /// At this many empties or fewer, moves are found by trying each empty square.
-const SHALLOW_EMPTIES: u32 = 4;
+const SMALL_EMPTIES: u32 = 4;
 /// At this many empties or more, a node first checks whether the opponent's stable discs
 /// already keep the score at or below alpha.
 const STABILITY_EMPTIES: u32 = 8;
 /// At this many empties or more, the children are looked up in the table before any is
 /// searched (enhanced transposition cut-off).
 const ETC_EMPTIES: u32 = 12;
+// Enhanced transposition cut-offs look for the children in the main table only.
+const _: () = assert!(ETC_EMPTIES > LOCAL_TABLE_EMPTIES);
 /// The transposition table holds at most 2^TABLE_BITS entries (16 bytes each).
 const TABLE_BITS: u32 = 22;
 /// Below this many empties the positions go to a small table of their own, 2^LOCAL_TABLE_BITS
@@ -63,10 +67,12 @@ impl Default for Goal {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Solution {
     /// The final margin for the side to move under perfect play, counted as the [`Goal`]
-    /// says (negated for the fewest-discs objective, so that higher is always better).
+    /// says (negated for the fewest-discs objective, so that higher is always better); from
+    /// [`solve_outcome`], only its sign: 1 (win), 0 (draw) or -1 (loss).
     pub score: i32,
-    /// Every move that reaches that score (empty when the side to move must pass or the game
-    /// is over).
+    /// The moves that reach that score: every one from [`solve`] and [`solve_for`], one from
+    /// [`solve_one_best`] and [`solve_outcome`]; empty when the side to move must pass or the
+    /// game is over.
     pub best_moves: Vec<Square>,
     /// Positions visited.
     pub nodes: u64,
@@ -159,8 +165,9 @@ fn stability_axes<W: Bitboard>(geometry: &Geometry<W>) -> [StabilityAxis<W>; 4] 
             let (row, col) = geometry.coordinates(square);
             geometry.square_at(i32::from(row) + row_step, i32::from(col) + col_step)
         };
+        let step = u32::try_from(step).expect("the forward directions step to higher indices");
         let mut masks = StabilityAxis {
-            step: step as u32,
+            step,
             has_forward: W::EMPTY,
             has_backward: W::EMPTY,
             edge: W::EMPTY,
@@ -170,7 +177,7 @@ fn stability_axes<W: Bitboard>(geometry: &Geometry<W>) -> [StabilityAxis<W>; 4] 
             let bit = W::square(square.index());
             match neighbour(square, forward) {
                 Some(next) => {
-                    debug_assert_eq!(next.index(), square.index() + step as u32);
+                    debug_assert_eq!(next.index(), square.index() + step);
                     masks.has_forward |= bit;
                 }
                 None => masks.edge |= bit,
@@ -257,7 +264,7 @@ impl<W: Bitboard, L: Layout<W>> Search<W, L> {
     /// changes). A lower bound on the truly stable discs.
     #[inline(always)]
     fn stable_discs(&self, discs: W, empty: W) -> W {
-        let safe_anyway: [W; 4] = std::array::from_fn(|axis| {
+        let safe_along_axis: [W; 4] = std::array::from_fn(|axis| {
             let axis = &self.stability[axis];
             let full = axis
                 .lines
@@ -269,7 +276,7 @@ impl<W: Bitboard, L: Layout<W>> Search<W, L> {
         let mut stable = W::EMPTY;
         loop {
             let mut grown = discs;
-            for (axis, &safe) in self.stability.iter().zip(&safe_anyway) {
+            for (axis, &safe) in self.stability.iter().zip(&safe_along_axis) {
                 let next_to_stable = ((stable >> axis.step) & axis.has_forward)
                     | ((stable << axis.step) & axis.has_backward);
                 grown &= safe | next_to_stable;
@@ -361,7 +368,8 @@ impl<W: Bitboard, L: Layout<W>> Search<W, L> {
                     |squares: W| (squares.count() + (squares & self.corners).count()) as i32;
                 // Fewest replies first (a reply on a corner counting double), then most discs
                 // made safe at the corners, then fewest squares the opponent might reach later
-                // (empty squares next to our discs).
+                // (empty squares next to our discs): weights rather than strict tie-breaks, as
+                // the last term can outgrow a step of the second on large boards.
                 let next_empty = empty & !W::square(index);
                 let potential = self.next_to(next_opponent) & next_empty;
                 let mut primary = weighted(replies);
@@ -522,7 +530,7 @@ macro_rules! search_kernel {
             beta: i32,
             empties: u32,
         ) -> i32 {
-            if empties <= SHALLOW_EMPTIES {
+            if empties <= SMALL_EMPTIES {
                 return $small(this, player, opponent, alpha, beta, empties);
             }
             this.nodes += 1;
@@ -582,7 +590,7 @@ macro_rules! search_kernel {
                 let (next_player, next_opponent) =
                     (opponent ^ flipped, player | flipped | W::square(index));
                 let mut child = |alpha: i32, beta: i32| {
-                    if empties - 1 <= SHALLOW_EMPTIES {
+                    if empties - 1 <= SMALL_EMPTIES {
                         -$small(this, next_player, next_opponent, -beta, -alpha, empties - 1)
                     } else {
                         -$name(this, next_player, next_opponent, -beta, -alpha, empties - 1)
@@ -723,7 +731,9 @@ fn solve_with<W: Bitboard, L: Layout<W>>(
         // Small solves (the player's, many a game) need no large table to clear.
         table: Table::new(TABLE_BITS.min(position.empty().count() + 4).max(10)),
         local_table: Table::new(LOCAL_TABLE_BITS.min(position.empty().count() + 4).max(10)),
-        move_lists: vec![Vec::with_capacity(32); geometry.square_count() as usize + 1],
+        move_lists: (0..=geometry.square_count())
+            .map(|_| Vec::with_capacity(32))
+            .collect(),
         nodes: 0,
     };
     let (player, opponent) = (position.player(), position.opponent());
@@ -750,8 +760,6 @@ fn solve_with<W: Bitboard, L: Layout<W>>(
             nodes: search.nodes.max(1),
         };
     }
-    // With every best move wanted, the window (best - 1, limit) gives an exact score to every
-    // move that ties the best.
     let every_best_move = proof == Proof::EveryBestMove;
     let mut best = low - 1;
     let mut best_moves = Vec::new();
@@ -781,7 +789,8 @@ fn solve_with<W: Bitboard, L: Layout<W>>(
                 .any(|&symmetry| earlier.transformed(symmetry) == child)
         });
         let score = match twin {
-            // The twin's score is exact, or a bound below `best - 1` that keeps both out.
+            // The twin's score is exact, or a bound no better than the best at the time, which
+            // keeps both out (ties are only recorded with exact scores).
             Some(&(_, score)) => score,
             None => {
                 let flipped = flips(layout, player, opponent, index);
@@ -962,7 +971,10 @@ mod tests {
         check_stability::<u64>(8, 8, 40);
         check_stability::<u64>(6, 6, 40);
         check_stability::<u64>(4, 6, 40);
+        check_stability::<u64>(6, 4, 40);
+        check_stability::<u64>(8, 6, 20);
         check_stability::<u128>(10, 10, 10);
+        check_stability::<flipzero_core::U256>(12, 14, 3);
     }
 
     #[test]

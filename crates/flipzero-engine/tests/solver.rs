@@ -118,6 +118,24 @@ fn every_goal_finds_the_minimax_score_and_best_moves() {
 }
 
 #[test]
+fn outcomes_of_positions_that_must_pass_or_are_over() {
+    // 4x4, White to move must pass (Black's d4 would flip b4 and c4); then Black to move; then
+    // a full board: the outcome is the sign of the margin.
+    let must_pass = Position::<u64>::from_text("XXXXXXXXXXXXXOO- O").unwrap();
+    assert!(must_pass.must_pass());
+    for position in [must_pass, must_pass.pass_unchecked()] {
+        let outcome = solve_outcome(&position, Goal::default());
+        assert_eq!(outcome.score, minimax(&position).signum(), "{position}");
+    }
+    // Black wins 16-0 whoever moves first: Black's outcome is a win, White's a loss.
+    assert_eq!(solve_outcome(&must_pass, Goal::default()).score, -1);
+    let over = Position::<u64>::from_text("XXXXXXXXXXXXXOOO X").unwrap();
+    assert!(over.is_game_over());
+    let outcome = solve_outcome(&over, Goal::default());
+    assert_eq!((outcome.score, outcome.best_moves.len()), (1, 0));
+}
+
+#[test]
 fn the_solver_equals_minimax_on_small_boards_and_late_positions() {
     // 4x4 from the start: the whole game.
     let four = Position::start(Geometry::<u64>::get(4, 4).unwrap());

@@ -65,11 +65,15 @@ pub(crate) fn run(args: &SolveArgs) -> anyhow::Result<()> {
             .iter()
             .map(|&square| geometry.square_name(square).to_string())
             .collect();
-        // An outcome is compared with the sign of the published score.
-        let published = line
-            .scores
-            .first()
-            .map(|&(_, score)| if args.outcome { score.signum() } else { score });
+        let published = line.scores.first().map(|&(_, score)| score);
+        // Published scores are most-discs margins: an outcome is checked against their sign,
+        // a fewest-discs solve against nothing.
+        let disagrees = match published {
+            Some(_) if args.fewest_discs => false,
+            Some(score) if args.outcome => score.signum() != solution.score,
+            Some(score) => score != solution.score,
+            None => false,
+        };
         if args.json {
             let record = serde_json::json!({
                 "line": line.line,
@@ -83,7 +87,7 @@ pub(crate) fn run(args: &SolveArgs) -> anyhow::Result<()> {
             writeln!(out, "{record}")?;
         } else {
             let mark = match published {
-                Some(score) if score != solution.score => format!("  (published {score:+})"),
+                Some(score) if disagrees => format!("  (published {score:+})"),
                 _ => String::new(),
             };
             writeln!(
