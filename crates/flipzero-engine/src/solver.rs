@@ -231,6 +231,36 @@ struct Search<W: Bitboard, L: Layout<W>> {
 }
 
 impl<W: Bitboard, L: Layout<W>> Search<W, L> {
+    /// A search of `layout`'s board (`geometry`) for `goal`, with tables sized for positions
+    /// of up to `empties` empty squares, running the portable kernel.
+    fn new(geometry: &Geometry<W>, layout: L, goal: Goal, empties: u32) -> Self {
+        Self {
+            kernel: Kernel::Portable,
+            layout,
+            quadrants: quadrants(geometry),
+            squares: geometry.square_count(),
+            sign: if goal.fewest_discs { -1 } else { 1 },
+            winner_takes_empties: goal.scoring == Scoring::WinnerTakesEmpties,
+            stability: stability_axes(geometry),
+            corners: [(0, 0), (0, 1), (1, 0), (1, 1)]
+                .into_iter()
+                .filter_map(|(bottom, right)| {
+                    geometry.square_at(
+                        bottom * (i32::from(geometry.rows()) - 1),
+                        right * (i32::from(geometry.cols()) - 1),
+                    )
+                })
+                .fold(W::EMPTY, |set, square| set | W::square(square.index())),
+            // Small solves (the player's, many a game) need no large table to clear.
+            table: Table::new(TABLE_BITS.min(empties + 4).max(10)),
+            local_table: Table::new(LOCAL_TABLE_BITS.min(empties + 4).max(10)),
+            move_lists: (0..=geometry.square_count())
+                .map(|_| Vec::with_capacity(32))
+                .collect(),
+            nodes: 0,
+        }
+    }
+
     #[inline(always)]
     fn final_score(&self, player: W, opponent: W) -> i32 {
         let difference = player.count() as i32 - opponent.count() as i32;
@@ -711,31 +741,8 @@ fn solve_with<W: Bitboard, L: Layout<W>>(
     layout: L,
 ) -> Solution {
     let geometry = position.geometry();
-    let mut search = Search {
-        kernel: Kernel::detect(),
-        layout,
-        quadrants: quadrants(geometry),
-        squares: geometry.square_count(),
-        sign: if goal.fewest_discs { -1 } else { 1 },
-        winner_takes_empties: goal.scoring == Scoring::WinnerTakesEmpties,
-        stability: stability_axes(geometry),
-        corners: [(0, 0), (0, 1), (1, 0), (1, 1)]
-            .into_iter()
-            .filter_map(|(bottom, right)| {
-                geometry.square_at(
-                    bottom * (i32::from(geometry.rows()) - 1),
-                    right * (i32::from(geometry.cols()) - 1),
-                )
-            })
-            .fold(W::EMPTY, |set, square| set | W::square(square.index())),
-        // Small solves (the player's, many a game) need no large table to clear.
-        table: Table::new(TABLE_BITS.min(position.empty().count() + 4).max(10)),
-        local_table: Table::new(LOCAL_TABLE_BITS.min(position.empty().count() + 4).max(10)),
-        move_lists: (0..=geometry.square_count())
-            .map(|_| Vec::with_capacity(32))
-            .collect(),
-        nodes: 0,
-    };
+    let mut search = Search::new(geometry, layout, goal, position.empty().count());
+    search.kernel = Kernel::detect();
     let (player, opponent) = (position.player(), position.opponent());
     let empties = position.empty().count();
     let limit = geometry.square_count() as i32;
@@ -929,20 +936,7 @@ mod tests {
     /// Positions along random games, with both sides' discs checked at every ply.
     fn check_stability<W: Bitboard>(rows: u8, cols: u8, games: usize) {
         let geometry = Geometry::<W>::get(rows, cols).unwrap();
-        let search = Search {
-            kernel: Kernel::Portable,
-            layout: geometry,
-            quadrants: quadrants(geometry),
-            squares: geometry.square_count(),
-            sign: 1,
-            winner_takes_empties: true,
-            stability: stability_axes(geometry),
-            corners: W::EMPTY,
-            table: Table::new(4),
-            local_table: Table::new(4),
-            move_lists: Vec::new(),
-            nodes: 0,
-        };
+        let search = Search::new(geometry, geometry, Goal::default(), 0);
         let mut rng = ChaCha8Rng::seed_from_u64(u64::from(rows) * 100 + u64::from(cols));
         let mut checked = 0;
         for _ in 0..games {
@@ -981,20 +975,8 @@ mod tests {
     fn corner_stable_discs_are_corners_and_their_edge_neighbours() {
         let geometry = Geometry::<u64>::get(8, 8).unwrap();
         let layout = SquareBoard::<u64, 8>::new(geometry).unwrap();
-        let search = Search {
-            kernel: Kernel::Portable,
-            layout,
-            quadrants: quadrants(geometry),
-            squares: 64,
-            sign: 1,
-            winner_takes_empties: true,
-            stability: stability_axes(geometry),
-            corners: (1 << 0) | (1 << 7) | (1 << 56) | (1 << 63),
-            table: Table::new(4),
-            local_table: Table::new(4),
-            move_lists: Vec::new(),
-            nodes: 0,
-        };
+        let search = Search::new(geometry, layout, Goal::default(), 0);
+        assert_eq!(search.corners, (1 << 0) | (1 << 7) | (1 << 56) | (1 << 63));
         // a1 with b1 and a2, h1 without its neighbours, g8 without h8, d4 in the middle.
         let discs: u64 = (1 << 0) | (1 << 1) | (1 << 8) | (1 << 7) | (1 << 62) | (1 << 27);
         assert_eq!(
