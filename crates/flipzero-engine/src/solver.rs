@@ -362,14 +362,14 @@ impl<W: Bitboard, L: Layout<W>> Search<W, L> {
     }
 
     /// A rough value for move ordering: corner discs and mobility (a corner reply counted
-    /// twice) of both sides.
+    /// twice) of both sides. Corners are bad under the fewest-discs goal: their discs stay.
     #[inline(always)]
     fn ordering_eval(&self, player: W, opponent: W, player_moves: W) -> i32 {
         let opponent_moves = legal_moves(self.layout, opponent, player);
         let mobility = |moves: W| (moves.count() + (moves & self.corners).count()) as i32;
         let corners =
             (player & self.corners).count() as i32 - (opponent & self.corners).count() as i32;
-        8 * corners + mobility(player_moves) - mobility(opponent_moves)
+        8 * self.sign * corners + mobility(player_moves) - mobility(opponent_moves)
     }
 
     /// The moves in search order, written into `ordered`: the table's move first, then
@@ -399,7 +399,9 @@ impl<W: Bitboard, L: Layout<W>> Search<W, L> {
                 // Fewest replies first (a reply on a corner counting double), then most discs
                 // made safe at the corners, then fewest squares the opponent might reach later
                 // (empty squares next to our discs): weights rather than strict tie-breaks, as
-                // the last term can outgrow a step of the second on large boards.
+                // the last term can outgrow a step of the second on large boards. Under the
+                // fewest-discs goal discs made safe count against the move (they stay ours):
+                // ordered the other way, 6x6 anti-Othello searched 20-120 times more nodes.
                 let next_empty = empty & !W::square(index);
                 let potential = self.next_to(next_opponent) & next_empty;
                 let mut primary = weighted(replies);
@@ -408,7 +410,8 @@ impl<W: Bitboard, L: Layout<W>> Search<W, L> {
                     let depth = shallow_order_depth(empties);
                     primary += self.shallow(next_player, next_opponent, depth);
                 }
-                (primary << 15) - ((self.corner_stable(next_opponent).count() as i32) << 11)
+                (primary << 15)
+                    - ((self.sign * self.corner_stable(next_opponent).count() as i32) << 11)
                     + (weighted(potential) << 5)
             } else {
                 let quadrant = self
