@@ -157,11 +157,24 @@ fn the_solver_equals_minimax_on_small_boards_and_late_positions() {
     }
 }
 
-/// RULES.md section 4: perfect play in 6x6 Othello gives White 20-16. About 4.5 minutes of
-/// one core (experiments/2026-11-29-solve-6x6).
+/// RULES.md section 4: perfect play in 6x6 Othello gives White 20-16. About 1 to 1.5 minutes
+/// of one core (experiments/2026-11-29-solve-6x6).
 #[test]
 #[ignore = "solves 6x6 Othello from the start: minutes"]
 fn six_by_six_othello_is_a_white_win_by_four() {
     let start = Position::start(Geometry::<u64>::get(6, 6).unwrap());
     assert_eq!(solve_one_best(&start, Goal::default()).score, -4);
+}
+
+/// RULES.md section 4: Black, to move first, wins 6x6 anti-Othello. About 15 minutes of one
+/// core (experiments/2026-11-29-solve-6x6).
+#[test]
+#[ignore = "solves 6x6 anti-Othello from the start: a quarter of an hour"]
+fn six_by_six_anti_othello_is_a_black_win() {
+    let start = Position::start(Geometry::<u64>::get(6, 6).unwrap());
+    let goal = Goal {
+        fewest_discs: true,
+        ..Goal::default()
+    };
+    assert_eq!(solve_outcome(&start, goal).score, 1);
 }
