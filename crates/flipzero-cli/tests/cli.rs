@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{failing, flipzero};
+use common::{assert_success, failing, flipzero};
 
 fn json_lines(stdout: &[u8]) -> Vec<serde_json::Value> {
     String::from_utf8_lossy(stdout)
@@ -486,11 +486,7 @@ fn a_loop_killed_in_the_middle_resumes_and_loses_no_game() {
         .args(["loop", "--config", config_arg, "--run-dir", run_arg])
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_success(&output);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("iteration   2"), "{stdout}");
     // Every game written before the kill is still there, unchanged, and every game of both
@@ -616,11 +612,7 @@ fn ladder_rates_a_checkpoint_against_engine_depths() {
         ])
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_success(&output);
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["step"], 0);
     assert_eq!(report["rungs"][0]["elo"], 0.0, "depth 1 anchors the scale");
@@ -666,11 +658,7 @@ plies = 2
         .args(["--games", games.to_str().unwrap()])
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_success(&output);
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     // Three pairs, three openings, both colours: 18 games, 12 per agent.
     assert_eq!(report["games"], 18);
@@ -739,11 +727,7 @@ plies = 1
         .args(["arena", "--config", config.to_str().unwrap(), "--json"])
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_success(&output);
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     // Three players: one game and one bye per round.
     assert_eq!(report["games"], 3);
@@ -802,11 +786,7 @@ fn report_plots_a_run_as_png_and_svg_beside_a_page() {
     let folder = tempfile::tempdir().unwrap();
     let run = folder.path().join("run");
     let output = tiny_run_command("loop", &run);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_success(&output);
     for html in [false, true] {
         let out = folder.path().join(if html { "html" } else { "markdown" });
         let mut command = flipzero();
@@ -871,11 +851,7 @@ fn arena_report_draws_the_win_rate_matrix() {
         ])
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_success(&output);
     for file in ["win-rates.png", "win-rates.svg"] {
         assert!(non_empty(&report.join(file)), "{file}");
     }
@@ -891,11 +867,7 @@ fn engine_session(args: &[&str], transcript: &str) -> String {
         .write_stdin(transcript)
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_success(&output);
     String::from_utf8(output.stdout).unwrap()
 }
 
@@ -1010,11 +982,7 @@ fn external_engine_wins_an_arena_match(protocol: &str, folder: &std::path::Path)
         .args(["--games", games.to_str().unwrap()])
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_success(&output);
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["games"], 6);
     assert_eq!(

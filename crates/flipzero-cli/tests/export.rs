@@ -11,7 +11,7 @@ use std::process::Command as Process;
 mod common;
 
 use burn::tensor::Device;
-use common::{failing, flipzero};
+use common::{assert_success, failing, flipzero};
 use flipzero_core::{Preset, Rules};
 use flipzero_mcts::{MctsConfig, UniformEvaluator};
 use flipzero_nn::NetConfig;
@@ -304,11 +304,7 @@ print("planes match", len(vectors))
         .arg(&out)
         .output()
         .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert_success(&output);
     assert_eq!(
         String::from_utf8_lossy(&output.stdout).trim(),
         "planes match 12"

@@ -501,8 +501,9 @@ shallow_kernel!(
 /// check happens once per solve rather than once per node.
 macro_rules! search_kernel {
     ($(#[$attribute:meta])* $name:ident, $small:ident) => {
-        /// The last few empties, in a function of its own: these nodes are most of the tree,
-        /// and the large frame of the general search would cost each of them.
+        /// The last few empties, in a function of its own: these nodes are most of the tree
+        /// and need none of the general search's state (a speed gain from the split was not
+        /// measurable above this machine's noise).
         $(#[$attribute])*
         fn $small<W: Bitboard, L: Layout<W>>(
             this: &mut Search<W, L>,

@@ -13,3 +13,12 @@ pub(crate) fn failing(args: &[&str]) -> String {
     assert!(!output.status.success(), "{args:?} should fail");
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
+
+/// Fails the test, showing the program's stderr, unless it exited successfully.
+pub(crate) fn assert_success(output: &std::process::Output) {
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
