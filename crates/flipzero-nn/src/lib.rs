@@ -9,6 +9,7 @@ pub mod checkpoint;
 pub mod evaluator;
 pub mod export;
 pub mod net;
+pub mod ops;
 
 pub use checkpoint::{Checkpoint, CheckpointError, CheckpointMeta};
 pub use evaluator::NetEvaluator;

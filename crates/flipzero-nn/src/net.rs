@@ -7,6 +7,8 @@ use burn::tensor::activation::relu;
 use burn::tensor::{Device, Tensor};
 use serde::{Deserialize, Serialize};
 
+use crate::ops::{batch_norm, same_convolution};
+
 /// The shape of a network: its input, its tower and its heads.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -46,7 +48,7 @@ impl ConvNorm {
     }
 
     fn forward(&self, input: Tensor<4>) -> Tensor<4> {
-        self.norm.forward(self.conv.forward(input))
+        batch_norm(&self.norm, same_convolution(input, self.conv.weight.val()))
     }
 }
 

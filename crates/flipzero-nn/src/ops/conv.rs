@@ -1,0 +1,164 @@
+//! The network's convolutions: "same"-padded, stride 1, no bias, square odd kernels.
+//!
+//! On flex they run the block-GEMM kernels of [`kernels`] (forward and both gradients);
+//! elsewhere Burn's own `conv2d`.
+
+use burn::backend::autodiff::NodeId;
+use burn::backend::autodiff::checkpoint::base::Checkpointer;
+use burn::backend::autodiff::checkpoint::strategy::NoCheckpointing;
+use burn::backend::autodiff::grads::Gradients;
+use burn::backend::autodiff::ops::{Backward, Ops, OpsKind};
+use burn::backend::flex::FlexTensor;
+use burn::backend::{Autodiff, Flex};
+use burn::tensor::Tensor;
+use burn::tensor::module::conv2d;
+use burn::tensor::ops::ConvOptions;
+
+use super::conv_kernels::{self as kernels, ConvShape};
+use super::{flex_tensor, on_autodiff_flex, on_flex, values};
+
+/// Convolves `input` [batch, inputs, rows, cols] with `weight` [outputs, inputs, k, k] (k odd),
+/// padding with zeros so that the output keeps the board's size.
+pub fn same_convolution(input: Tensor<4>, weight: Tensor<4>) -> Tensor<4> {
+    let [batch, inputs, rows, cols] = input.dims();
+    let [outputs, weight_inputs, kernel, kernel_cols] = weight.dims();
+    assert!(
+        weight_inputs == inputs && kernel == kernel_cols && kernel % 2 == 1,
+        "a same convolution needs a square odd kernel over the input's channels"
+    );
+    let shape = ConvShape {
+        batch,
+        inputs,
+        outputs,
+        rows,
+        cols,
+        kernel,
+    };
+    if let (Some(x), Some(w)) = (on_flex(&input), on_flex(&weight)) {
+        return Tensor::from_primitive::<Flex>(flex_forward(&shape, &x, &w));
+    }
+    if let (Some(x), Some(w)) = (on_autodiff_flex(&input), on_autodiff_flex(&weight)) {
+        let output = match SameConvolution
+            .prepare::<NoCheckpointing>([x.node(), w.node()])
+            .compute_bound()
+            .stateful()
+        {
+            OpsKind::Tracked(mut prep) => {
+                let state = (prep.checkpoint(&x), prep.checkpoint(&w), shape);
+                prep.finish(state, flex_forward(&shape, x.primitive(), w.primitive()))
+            }
+            OpsKind::UnTracked(prep) => {
+                prep.finish(flex_forward(&shape, x.primitive(), w.primitive()))
+            }
+        };
+        return Tensor::from_primitive::<Autodiff<Flex>>(output);
+    }
+    let padding = kernel / 2;
+    conv2d(
+        input,
+        weight,
+        None,
+        ConvOptions::new([1, 1], [padding, padding], [1, 1], 1),
+    )
+}
+
+fn flex_forward(shape: &ConvShape, input: &FlexTensor, weight: &FlexTensor) -> FlexTensor {
+    let output = kernels::forward(shape, &values(input), &values(weight));
+    flex_tensor(output, [shape.batch, shape.outputs, shape.rows, shape.cols])
+}
+
+/// The backward step of [`same_convolution`] on autodiff flex: the gradients of the input and
+/// of the weight from the output's.
+#[derive(Debug)]
+struct SameConvolution;
+
+impl Backward<Flex, 2> for SameConvolution {
+    type State = (NodeId, NodeId, ConvShape);
+
+    fn backward(
+        self,
+        ops: Ops<Self::State, 2>,
+        grads: &mut Gradients,
+        checkpointer: &mut Checkpointer,
+    ) {
+        let [input_node, weight_node] = ops.parents;
+        let output_gradient = grads.consume::<Flex>(&ops.node);
+        let output_gradient = values(&output_gradient);
+        let (input_state, weight_state, shape) = ops.state;
+        let input = checkpointer.retrieve_node_output::<FlexTensor>(input_state);
+        let weight = checkpointer.retrieve_node_output::<FlexTensor>(weight_state);
+        if let Some(node) = input_node {
+            let gradient = kernels::input_gradient(&shape, &output_gradient, &values(&weight));
+            let dims = [shape.batch, shape.inputs, shape.rows, shape.cols];
+            grads.register::<Flex>(node.id, flex_tensor(gradient, dims));
+        }
+        if let Some(node) = weight_node {
+            let gradient = kernels::weight_gradient(&shape, &values(&input), &output_gradient);
+            let dims = [shape.outputs, shape.inputs, shape.kernel, shape.kernel];
+            grads.register::<Flex>(node.id, flex_tensor(gradient, dims));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use burn::tensor::{Device, Distribution};
+
+    fn close(actual: Tensor<4>, expected: Tensor<4>) {
+        assert_eq!(actual.dims(), expected.dims());
+        let (actual, expected) = (actual.into_data(), expected.into_data());
+        let actual = actual.as_slice::<f32>().unwrap();
+        let expected = expected.as_slice::<f32>().unwrap();
+        for (index, (a, e)) in actual.iter().zip(expected).enumerate() {
+            assert!(
+                (a - e).abs() <= 1e-4 * (1.0 + e.abs()),
+                "element {index}: {a} against {e}"
+            );
+        }
+    }
+
+    fn burn_convolution(input: Tensor<4>, weight: Tensor<4>) -> Tensor<4> {
+        let padding = weight.dims()[2] / 2;
+        conv2d(
+            input,
+            weight,
+            None,
+            ConvOptions::new([1, 1], [padding, padding], [1, 1], 1),
+        )
+    }
+
+    /// Flex, through the kernels here, against Burn's own convolution on flex.
+    #[test]
+    fn flex_forward_matches_burn() {
+        let device = Device::flex();
+        for (input, weight) in [([11, 5, 6, 6], [7, 5, 3, 3]), ([3, 4, 8, 7], [2, 4, 1, 1])] {
+            let input = Tensor::<4>::random(input, Distribution::Default, &device);
+            let weight = Tensor::<4>::random(weight, Distribution::Default, &device);
+            close(
+                same_convolution(input.clone(), weight.clone()),
+                burn_convolution(input, weight),
+            );
+        }
+    }
+
+    /// Gradients through the custom backward step against those of Burn's convolution, with a
+    /// non-uniform output gradient (a weighted sum of the output).
+    #[test]
+    fn autodiff_gradients_match_burn() {
+        let device = Device::flex().autodiff();
+        let input =
+            Tensor::<4>::random([9, 3, 6, 6], Distribution::Default, &device).require_grad();
+        let weight =
+            Tensor::<4>::random([4, 3, 3, 3], Distribution::Default, &device).require_grad();
+        let probe = Tensor::<4>::random([9, 4, 6, 6], Distribution::Default, &device);
+        let gradients = |output: Tensor<4>| {
+            let grads = (output * probe.clone()).sum().backward();
+            (input.grad(&grads).unwrap(), weight.grad(&grads).unwrap())
+        };
+        let (input_ours, weight_ours) = gradients(same_convolution(input.clone(), weight.clone()));
+        let (input_burn, weight_burn) = gradients(burn_convolution(input.clone(), weight.clone()));
+        close(input_ours, input_burn);
+        close(weight_ours, weight_burn);
+    }
+}

@@ -1,0 +1,54 @@
+//! The network's heavy operations, convolutions and batch normalisation, with kernels of our
+//! own on the flex CPU backend.
+//!
+//! Burn's flex backend runs a convolution as one small GEMM per image and batch normalisation
+//! as a chain of generic tensor operations, each a pass over memory with its own transposes;
+//! on our small boards that made training 3-4 times slower than PyTorch's CPU path. The
+//! operations here take the tensors' flex primitives through Burn's backend-extension API
+//! (`try_into_primitive`), run our kernels, and register their own backward steps with Burn's
+//! autodiff. On any other backend (cuda, wgpu, another dtype or a checkpointing autodiff) they
+//! call Burn's own operation, so the network computes the same function everywhere.
+
+mod conv;
+mod conv_kernels;
+mod norm;
+mod norm_kernels;
+
+pub use conv::same_convolution;
+pub use norm::batch_norm;
+
+use std::borrow::Cow;
+
+use burn::backend::flex::FlexTensor;
+use burn::backend::tensor::FloatTensor;
+use burn::backend::{Autodiff, Flex};
+use burn::tensor::{DType, Tensor, TensorData};
+
+/// `tensor`'s primitive when it is an f32 tensor on flex without autodiff.
+fn on_flex<const D: usize>(tensor: &Tensor<D>) -> Option<FlexTensor> {
+    let primitive = tensor.clone().try_into_primitive::<Flex>().ok()?;
+    (primitive.dtype() == DType::F32).then_some(primitive)
+}
+
+/// `tensor`'s primitive when it is an f32 tensor on flex with (non-checkpointing) autodiff.
+fn on_autodiff_flex<const D: usize>(tensor: &Tensor<D>) -> Option<FloatTensor<Autodiff<Flex>>> {
+    let primitive = tensor.clone().try_into_primitive::<Autodiff<Flex>>().ok()?;
+    (primitive.primitive().dtype() == DType::F32).then_some(primitive)
+}
+
+/// The f32 values of a flex tensor, in row-major order.
+fn values(tensor: &FlexTensor) -> Cow<'_, [f32]> {
+    match tensor.as_slice::<f32>() {
+        Some(values) if tensor.is_contiguous() => values.into(),
+        _ => tensor
+            .to_contiguous()
+            .as_slice::<f32>()
+            .expect("an f32 tensor")
+            .to_vec()
+            .into(),
+    }
+}
+
+fn flex_tensor<const D: usize>(values: Vec<f32>, shape: [usize; D]) -> FlexTensor {
+    FlexTensor::from_data(TensorData::new(values, shape))
+}

@@ -1,0 +1,226 @@
+//! Batch normalisation of the network's [batch, channels, rows, cols] activations, with the
+//! same behaviour as Burn's `BatchNorm::forward` (batch statistics and running averages in
+//! training on an autodiff device, running statistics otherwise), run by the one-pass kernels
+//! of [`kernels`] on flex.
+
+use burn::backend::Flex;
+use burn::backend::autodiff::NodeId;
+use burn::backend::autodiff::checkpoint::base::Checkpointer;
+use burn::backend::autodiff::checkpoint::strategy::NoCheckpointing;
+use burn::backend::autodiff::grads::Gradients;
+use burn::backend::autodiff::ops::{Backward, Ops, OpsKind};
+use burn::backend::{Autodiff, flex::FlexTensor};
+use burn::nn::BatchNorm;
+use burn::tensor::{Tensor, TensorData};
+
+use super::norm_kernels::{self as kernels, NormShape};
+use super::{flex_tensor, on_autodiff_flex, on_flex, values};
+
+/// `norm` applied to `input`, [batch, channels, rows, cols].
+pub fn batch_norm(norm: &BatchNorm, input: Tensor<4>) -> Tensor<4> {
+    let [batch, channels, rows, cols] = input.dims();
+    let shape = NormShape {
+        batch,
+        channels,
+        positions: rows * cols,
+    };
+    let device = input.device();
+    let gamma = norm.gamma.val();
+    let beta = norm.beta.val();
+    if device.is_autodiff() && norm.training.is_enabled() {
+        let (Some(x), Some(g), Some(b)) = (
+            on_autodiff_flex(&input),
+            on_autodiff_flex(&gamma),
+            on_autodiff_flex(&beta),
+        ) else {
+            return norm.forward(input);
+        };
+        let x_values = values(x.primitive());
+        let (mean, variance) = kernels::statistics(&shape, &x_values);
+        let inverse_deviation = kernels::inverse_deviations(&variance, norm.epsilon);
+        let (scale, shift) = kernels::scale_and_shift(
+            &mean,
+            &inverse_deviation,
+            &values(g.primitive()),
+            &values(b.primitive()),
+        );
+        let normalised = flex_tensor(
+            kernels::affine(&shape, &x_values, &scale, &shift),
+            [batch, channels, rows, cols],
+        );
+        drop(x_values);
+        let output = match TrainingNorm
+            .prepare::<NoCheckpointing>([x.node(), g.node(), b.node()])
+            .compute_bound()
+            .stateful()
+        {
+            OpsKind::Tracked(mut prep) => {
+                let state = NormState {
+                    input: prep.checkpoint(&x),
+                    gamma: prep.checkpoint(&g),
+                    dims: [batch, channels, rows, cols],
+                    mean: mean.clone(),
+                    inverse_deviation,
+                };
+                prep.finish(state, normalised)
+            }
+            OpsKind::UnTracked(prep) => prep.finish(normalised),
+        };
+        // The running averages, as `BatchNorm::forward` keeps them.
+        let update = |running: &burn::module::RunningState<Tensor<1>>, batch_value: Vec<f32>| {
+            let batch_value =
+                Tensor::<1>::from_data(TensorData::new(batch_value, [channels]), &device);
+            let value = running
+                .value_sync()
+                .to_device(&device)
+                .mul_scalar(1.0 - norm.momentum)
+                .add(batch_value.mul_scalar(norm.momentum));
+            running.update(value.detach());
+        };
+        update(&norm.running_mean, mean);
+        update(&norm.running_var, variance);
+        return Tensor::from_primitive::<Autodiff<Flex>>(output);
+    }
+    let running_mean = norm.running_mean.value();
+    let running_var = norm.running_var.value();
+    if let (Some(x), Some(g), Some(b), Some(mean), Some(variance)) = (
+        on_flex(&input),
+        on_flex(&gamma),
+        on_flex(&beta),
+        on_flex(&running_mean),
+        on_flex(&running_var),
+    ) {
+        let inverse_deviation = kernels::inverse_deviations(&values(&variance), norm.epsilon);
+        let (scale, shift) =
+            kernels::scale_and_shift(&values(&mean), &inverse_deviation, &values(&g), &values(&b));
+        let output = kernels::affine(&shape, &values(&x), &scale, &shift);
+        return Tensor::from_primitive::<Flex>(flex_tensor(output, [batch, channels, rows, cols]));
+    }
+    norm.forward(input)
+}
+
+/// What the backward step of a training-mode normalisation keeps.
+#[derive(Clone, Debug)]
+struct NormState {
+    input: NodeId,
+    gamma: NodeId,
+    dims: [usize; 4],
+    mean: Vec<f32>,
+    inverse_deviation: Vec<f32>,
+}
+
+/// The backward step of a training-mode normalisation on autodiff flex.
+#[derive(Debug)]
+struct TrainingNorm;
+
+impl Backward<Flex, 3> for TrainingNorm {
+    type State = NormState;
+
+    fn backward(
+        self,
+        ops: Ops<Self::State, 3>,
+        grads: &mut Gradients,
+        checkpointer: &mut Checkpointer,
+    ) {
+        let [input_node, gamma_node, beta_node] = ops.parents;
+        let output_gradient = grads.consume::<Flex>(&ops.node);
+        let state = ops.state;
+        let [batch, channels, rows, cols] = state.dims;
+        let shape = NormShape {
+            batch,
+            channels,
+            positions: rows * cols,
+        };
+        let input = checkpointer.retrieve_node_output::<FlexTensor>(state.input);
+        let gamma = checkpointer.retrieve_node_output::<FlexTensor>(state.gamma);
+        let (input_gradient, gamma_gradient, beta_gradient) = kernels::gradients(
+            &shape,
+            &values(&input),
+            &values(&output_gradient),
+            &state.mean,
+            &state.inverse_deviation,
+            &values(&gamma),
+        );
+        if let Some(node) = input_node {
+            grads.register::<Flex>(node.id, flex_tensor(input_gradient, state.dims));
+        }
+        if let Some(node) = gamma_node {
+            grads.register::<Flex>(node.id, flex_tensor(gamma_gradient, [channels]));
+        }
+        if let Some(node) = beta_node {
+            grads.register::<Flex>(node.id, flex_tensor(beta_gradient, [channels]));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use burn::module::Param;
+    use burn::nn::BatchNormConfig;
+    use burn::tensor::{Device, Distribution};
+
+    fn close<const D: usize>(actual: Tensor<D>, expected: Tensor<D>) {
+        assert_eq!(actual.dims(), expected.dims());
+        let (actual, expected) = (actual.into_data(), expected.into_data());
+        let actual = actual.as_slice::<f32>().unwrap();
+        let expected = expected.as_slice::<f32>().unwrap();
+        for (index, (a, e)) in actual.iter().zip(expected).enumerate() {
+            assert!(
+                (a - e).abs() <= 1e-4 * (1.0 + e.abs()),
+                "element {index}: {a} against {e}"
+            );
+        }
+    }
+
+    /// A norm on `device` whose gamma, beta and running statistics are not the defaults.
+    fn norm(device: &Device) -> BatchNorm {
+        let random = |low, high| Tensor::<1>::random([5], Distribution::Uniform(low, high), device);
+        let mut norm = BatchNormConfig::new(5).init(device);
+        norm.gamma = Param::from_tensor(random(0.5, 1.5));
+        norm.beta = Param::from_tensor(random(-1.0, 1.0));
+        norm.running_mean.update(random(-1.0, 1.0));
+        norm.running_var.update(random(0.5, 2.0));
+        norm
+    }
+
+    /// Inference with running statistics, against Burn's `BatchNorm::forward`.
+    #[test]
+    fn inference_matches_burn() {
+        let device = Device::flex();
+        let norm = norm(&device);
+        let input = Tensor::<4>::random([7, 5, 6, 6], Distribution::Normal(1.0, 2.0), &device);
+        close(batch_norm(&norm, input.clone()), norm.forward(input));
+    }
+
+    /// Training: outputs, running statistics and the gradients of input, gamma and beta against
+    /// Burn's `BatchNorm::forward` on autodiff flex.
+    #[test]
+    fn training_matches_burn() {
+        let device = Device::flex().autodiff();
+        let ours = norm(&device);
+        let burns = ours.clone();
+        let input = Tensor::<4>::random([7, 5, 6, 6], Distribution::Normal(1.0, 2.0), &device)
+            .require_grad();
+        let probe = Tensor::<4>::random([7, 5, 6, 6], Distribution::Default, &device);
+        let run = |norm: &BatchNorm, output: Tensor<4>| {
+            let grads = (output.clone() * probe.clone()).sum().backward();
+            (
+                output,
+                input.grad(&grads).expect("input"),
+                norm.gamma.val().grad(&grads).expect("gamma"),
+                norm.beta.val().grad(&grads).expect("beta"),
+            )
+        };
+        let (expected, expected_input, expected_gamma, expected_beta) =
+            run(&burns, burns.forward(input.clone()));
+        let (output, input_grad, gamma_grad, beta_grad) =
+            run(&ours, batch_norm(&ours, input.clone()));
+        close(output.inner(), expected.inner());
+        close(input_grad, expected_input);
+        close(gamma_grad, expected_gamma);
+        close(beta_grad, expected_beta);
+        close(ours.running_mean.value(), burns.running_mean.value());
+        close(ours.running_var.value(), burns.running_var.value());
+    }
+}
