@@ -8,148 +8,21 @@
 //! pieces: the input gradient is a forward convolution of the output gradient with the kernel
 //! flipped, the weight gradient a GEMM of the unrolled input with the output gradient.
 
-use std::cell::RefCell;
-
 use rayon::prelude::*;
 
-/// Rows (positions) of one block's GEMM: large enough for the GEMM kernels to run near their
-/// peak, small enough for a block's buffers to stay in the L2 cache.
+use super::blocks::{
+    self, ConvShape, Operand, Scratch, add_into, grown, matmul, to_channels_first,
+    to_channels_last, with_scratch,
+};
+
+/// Positions of one block's GEMM.
 const BLOCK_ROWS: usize = 256;
 
-/// The shape of one convolution.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct ConvShape {
-    /// Images in the batch.
-    pub(super) batch: usize,
-    /// Input channels.
-    pub(super) inputs: usize,
-    /// Output channels.
-    pub(super) outputs: usize,
-    /// Rows of each image.
-    pub(super) rows: usize,
-    /// Columns of each image.
-    pub(super) cols: usize,
-    /// Side of the square kernel (odd).
-    pub(super) kernel: usize,
+fn images_per_block(shape: &ConvShape) -> usize {
+    blocks::images_per_block(shape.batch, shape.positions(), BLOCK_ROWS)
 }
 
-impl ConvShape {
-    fn positions(&self) -> usize {
-        self.rows * self.cols
-    }
-
-    fn taps(&self) -> usize {
-        self.kernel * self.kernel
-    }
-
-    fn images_per_block(&self) -> usize {
-        (BLOCK_ROWS / self.positions()).max(1)
-    }
-
-    /// The shape of the input-gradient convolution: inputs and outputs swapped.
-    fn transposed(&self) -> Self {
-        Self {
-            inputs: self.outputs,
-            outputs: self.inputs,
-            ..*self
-        }
-    }
-}
-
-/// A thread's buffers for the block it works on, kept from one convolution to the next.
-#[derive(Default)]
-struct Scratch {
-    /// The block channels-last in zero-bordered frames.
-    frames: Vec<f32>,
-    /// (rows, columns, channels) of the frames whose zero borders `frames` holds.
-    frame_shape: (usize, usize, usize),
-    unrolled: Vec<f32>,
-    product: Vec<f32>,
-}
-
-thread_local! {
-    static SCRATCH: RefCell<Scratch> = RefCell::default();
-}
-
-/// Runs `work` with this thread's scratch buffers (not re-entrant: `work` must not start
-/// another block on this thread, which it does not, the GEMMs being single-threaded).
-fn with_scratch<R>(work: impl FnOnce(&mut Scratch) -> R) -> R {
-    SCRATCH.with_borrow_mut(work)
-}
-
-/// The first `len` values of `buffer`, grown (never shrunk, so that blocks of different
-/// sizes do not refill it) to hold them. Callers overwrite what they use.
-fn grown(buffer: &mut Vec<f32>, len: usize) -> &mut [f32] {
-    if buffer.len() < len {
-        buffer.resize(len, 0.0);
-    }
-    &mut buffer[..len]
-}
-
-/// `matrix[c * positions + p]` (one image, channels first) into `out[p * channels + c]`.
-fn to_channels_last(matrix: &[f32], channels: usize, positions: usize, out: &mut [f32]) {
-    for (c, plane) in matrix.chunks_exact(positions).enumerate().take(channels) {
-        for (p, &value) in plane.iter().enumerate() {
-            out[p * channels + c] = value;
-        }
-    }
-}
-
-/// `rows[p * channels + c]` (one image, channels last) into `out[c * positions + p]`.
-fn to_channels_first(rows: &[f32], channels: usize, positions: usize, out: &mut [f32]) {
-    for (p, row) in rows.chunks_exact(channels).enumerate().take(positions) {
-        for (c, &value) in row.iter().enumerate() {
-            out[c * positions + p] = value;
-        }
-    }
-}
-
-/// `dst = lhs (m x k) * rhs (k x n)` (or `dst += ...` when `accumulate`), all row-major with
-/// the given row strides, except that `lhs_transposed` reads `lhs` as the transpose of a
-/// row-major k x m matrix.
-#[allow(clippy::too_many_arguments)]
-fn matmul(
-    (m, n, k): (usize, usize, usize),
-    dst: &mut [f32],
-    accumulate: bool,
-    lhs: &[f32],
-    lhs_transposed: bool,
-    rhs: &[f32],
-) {
-    assert!(dst.len() >= m * n && lhs.len() >= m * k && rhs.len() >= k * n);
-    let (lhs_col_stride, lhs_row_stride) = if lhs_transposed {
-        (m as isize, 1)
-    } else {
-        (1, k as isize)
-    };
-    // SAFETY: the assertion above keeps every index of the three matrices, read with these
-    // strides, inside its slice; `dst` does not alias the inputs (a `&mut` borrow).
-    unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            dst.as_mut_ptr(),
-            1,
-            n as isize,
-            accumulate,
-            lhs.as_ptr(),
-            lhs_col_stride,
-            lhs_row_stride,
-            rhs.as_ptr(),
-            1,
-            n as isize,
-            1.0,
-            1.0,
-            false,
-            false,
-            false,
-            gemm::Parallelism::None,
-        );
-    }
-}
-
-/// Unrolls a block of channels-first images into `scratch.unrolled`, one row of
+/// Unrolls a block of channels-first images into `scratch.lhs`, one row of
 /// `taps * inputs` values per position: for each kernel tap, the channels of the square it
 /// reads, or zeros beyond the board. Returns the block's positions.
 ///
@@ -161,33 +34,17 @@ fn unroll_block(shape: &ConvShape, block: &[f32], scratch: &mut Scratch) -> usiz
     let (frame_rows, frame_cols) = (shape.rows + 2 * reach, shape.cols + 2 * reach);
     let frame_len = frame_rows * frame_cols * channels;
     let images = block.len() / (channels * positions);
-    // Only the frames' insides are written below: their borders stay zero while the frame
-    // shape stays the same.
-    if scratch.frame_shape != (frame_rows, frame_cols, channels) {
-        scratch.frames.clear();
-        scratch.frame_shape = (frame_rows, frame_cols, channels);
-    }
-    if scratch.frames.len() < images * frame_len {
-        scratch.frames.resize(images * frame_len, 0.0);
-    }
-    let frames = &mut scratch.frames[..images * frame_len];
-    for (image, frame) in block
-        .chunks_exact(channels * positions)
-        .zip(frames.chunks_exact_mut(frame_len))
-    {
-        for (c, plane) in image.chunks_exact(positions).enumerate() {
-            for (y, line) in plane.chunks_exact(shape.cols).enumerate() {
-                let start = ((y + reach) * frame_cols + reach) * channels + c;
-                for (x, &value) in line.iter().enumerate() {
-                    frame[start + x * channels] = value;
-                }
-            }
-        }
-    }
+    let frames = scratch.frames.fill(
+        block,
+        (channels, channels),
+        (shape.rows, shape.cols),
+        (frame_rows, frame_cols),
+        reach,
+    );
     let span = kernel * channels;
     let width = kernel * span;
-    let mut rows = grown(&mut scratch.unrolled, images * positions * width).chunks_exact_mut(width);
-    for frame in scratch.frames[..images * frame_len].chunks_exact(frame_len) {
+    let mut rows = grown(&mut scratch.lhs, images * positions * width).chunks_exact_mut(width);
+    for frame in frames.chunks_exact(frame_len) {
         for y in 0..shape.rows {
             for x in 0..shape.cols {
                 let row = rows.next().expect("one unrolled row per position");
@@ -229,7 +86,7 @@ fn convolve(shape: &ConvShape, input: &[f32], kernel: &[f32]) -> Vec<f32> {
     let positions = shape.positions();
     assert_eq!(input.len(), shape.batch * shape.inputs * positions);
     let mut output = vec![0.0; shape.batch * shape.outputs * positions];
-    let images = shape.images_per_block();
+    let images = images_per_block(shape);
     input
         .par_chunks(images * shape.inputs * positions)
         .zip(output.par_chunks_mut(images * shape.outputs * positions))
@@ -241,17 +98,17 @@ fn convolve(shape: &ConvShape, input: &[f32], kernel: &[f32]) -> Vec<f32> {
                 matmul(
                     (rows, shape.outputs, width),
                     product,
+                    shape.outputs,
                     false,
-                    &scratch.unrolled[..rows * width],
-                    false,
-                    kernel,
+                    Operand::rows(&scratch.lhs[..rows * width], width),
+                    Operand::rows(kernel, shape.outputs),
                 );
                 let image_out = shape.outputs * positions;
                 for (rows, out) in product
                     .chunks_exact(positions * shape.outputs)
                     .zip(out.chunks_exact_mut(image_out))
                 {
-                    to_channels_first(rows, shape.outputs, positions, out);
+                    to_channels_first(rows, (shape.outputs, shape.outputs), positions, out);
                 }
             })
         });
@@ -266,7 +123,11 @@ pub(super) fn forward(shape: &ConvShape, input: &[f32], weight: &[f32]) -> Vec<f
 }
 
 /// The gradient of the input, [batch, inputs, rows, cols], from the output's.
-pub(super) fn input_gradient(shape: &ConvShape, output_gradient: &[f32], weight: &[f32]) -> Vec<f32> {
+pub(super) fn input_gradient(
+    shape: &ConvShape,
+    output_gradient: &[f32],
+    weight: &[f32],
+) -> Vec<f32> {
     assert_eq!(weight.len(), shape.outputs * shape.inputs * shape.taps());
     convolve(
         &shape.transposed(),
@@ -277,7 +138,11 @@ pub(super) fn input_gradient(shape: &ConvShape, output_gradient: &[f32], weight:
 
 /// The gradient of the weight, [outputs, inputs, k, k], from the input and the output's
 /// gradient.
-pub(super) fn weight_gradient(shape: &ConvShape, input: &[f32], output_gradient: &[f32]) -> Vec<f32> {
+pub(super) fn weight_gradient(
+    shape: &ConvShape,
+    input: &[f32],
+    output_gradient: &[f32],
+) -> Vec<f32> {
     let positions = shape.positions();
     assert_eq!(input.len(), shape.batch * shape.inputs * positions);
     assert_eq!(
@@ -285,7 +150,7 @@ pub(super) fn weight_gradient(shape: &ConvShape, input: &[f32], output_gradient:
         shape.batch * shape.outputs * positions
     );
     let width = shape.taps() * shape.inputs;
-    let images = shape.images_per_block();
+    let images = images_per_block(shape);
     // Each thread sums its blocks' products into its own [width, outputs] matrix.
     let summed = input
         .par_chunks(images * shape.inputs * positions)
@@ -306,22 +171,16 @@ pub(super) fn weight_gradient(shape: &ConvShape, input: &[f32], output_gradient:
                     matmul(
                         (width, shape.outputs, rows),
                         &mut sum,
+                        shape.outputs,
                         true,
-                        &scratch.unrolled[..rows * width],
-                        true,
-                        product,
+                        Operand::transposed(&scratch.lhs[..rows * width], width),
+                        Operand::rows(product, shape.outputs),
                     );
                 });
                 sum
             },
         )
-        .reduce(
-            || vec![0.0; width * shape.outputs],
-            |mut total, part| {
-                total.iter_mut().zip(&part).for_each(|(t, p)| *t += p);
-                total
-            },
-        );
+        .reduce(|| vec![0.0; width * shape.outputs], add_into);
     let taps = shape.taps();
     let mut gradient = vec![0.0; shape.outputs * width];
     for o in 0..shape.outputs {

@@ -9,10 +9,12 @@
 //! autodiff. On any other backend (cuda, wgpu, another dtype or a checkpointing autodiff) they
 //! call Burn's own operation, so the network computes the same function everywhere.
 
+mod blocks;
 mod conv;
 mod conv_kernels;
 mod norm;
 mod norm_kernels;
+mod winograd;
 
 pub use conv::same_convolution;
 pub use norm::batch_norm;
