@@ -62,6 +62,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    flipzero_nn::allocator::keep_freed_memory();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Arena(args) => commands::arena::run(&args).map(|()| ExitCode::SUCCESS),

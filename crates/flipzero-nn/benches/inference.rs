@@ -18,7 +18,8 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use flipzero_core::Preset;
 use flipzero_nn::NetConfig;
 
-// The allocator of the flipzero binary.
+// The allocator of the flipzero binary, set as it sets it (`keep_freed_memory` in each
+// bench function, criterion owning `main`).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -67,10 +68,12 @@ fn inference_on(c: &mut Criterion, backend: &str, device: &Device, batches: &[us
 }
 
 fn inference(c: &mut Criterion) {
+    flipzero_nn::allocator::keep_freed_memory();
     inference_on(c, "flex", &Device::flex(), &[1, 64, 256]);
 }
 
 fn training(c: &mut Criterion) {
+    flipzero_nn::allocator::keep_freed_memory();
     let device = Device::flex().autodiff();
     let mut group = c.benchmark_group("nn/flex/train");
     group.sample_size(10);

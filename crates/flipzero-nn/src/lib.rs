@@ -5,6 +5,7 @@
 //! Tensors carry their device (Burn 0.22): the embedded default is the pure-Rust `flex` CPU
 //! backend; the `cuda` and `wgpu` features add GPU devices, chosen at run time.
 
+pub mod allocator;
 pub mod checkpoint;
 pub mod evaluator;
 pub mod export;

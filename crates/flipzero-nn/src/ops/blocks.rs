@@ -85,17 +85,34 @@ impl Frames {
             .chunks_exact(channels * positions)
             .zip(frames.chunks_exact_mut(frame_len))
         {
-            for (c, plane) in image.chunks_exact(positions).enumerate() {
-                for (y, line) in plane.chunks_exact(cols).enumerate() {
-                    let start = ((y + offset) * frame_cols + offset) * stride + c;
-                    for (x, &value) in line.iter().enumerate() {
-                        frame[start + x * stride] = value;
-                    }
-                }
-            }
+            frame_image(image, channels, cols, frame, (frame_cols, stride, offset));
         }
         frames
     }
+}
+
+vectorised! {
+/// Copies one channels-first `image` of `cols` columns channels-last into `frame`, square
+/// (y, x) at (y + offset, x + offset) of a frame of `frame_cols` columns and `stride` values
+/// per square.
+fn frame_image(
+    image: &[f32],
+    channels: usize,
+    cols: usize,
+    frame: &mut [f32],
+    layout: (usize, usize, usize),
+) {
+    let (frame_cols, stride, offset) = layout;
+    let positions = image.len() / channels;
+    for (c, plane) in image.chunks_exact(positions).enumerate() {
+        for (y, line) in plane.chunks_exact(cols).enumerate() {
+            let start = ((y + offset) * frame_cols + offset) * stride + c;
+            for (x, &value) in line.iter().enumerate() {
+                frame[start + x * stride] = value;
+            }
+        }
+    }
+}
 }
 
 /// A thread's buffers for the block it works on, kept from one convolution to the next.
@@ -141,19 +158,22 @@ pub(super) fn to_channels_last(matrix: &[f32], channels: usize, positions: usize
     }
 }
 
+vectorised! {
 /// `rows[p * stride + c]` (one image, channels last, `stride >= channels` values per square)
 /// into `out[c * positions + p]`.
 pub(super) fn to_channels_first(
     rows: &[f32],
-    (channels, stride): (usize, usize),
+    layout: (usize, usize),
     positions: usize,
     out: &mut [f32],
 ) {
-    for (p, row) in rows.chunks_exact(stride).enumerate().take(positions) {
-        for (c, &value) in row[..channels].iter().enumerate() {
-            out[c * positions + p] = value;
+    let (channels, stride) = layout;
+    for (c, plane) in out.chunks_exact_mut(positions).enumerate().take(channels) {
+        for (p, value) in plane.iter_mut().enumerate() {
+            *value = rows[p * stride + c];
         }
     }
+}
 }
 
 /// A GEMM operand: element (r, c) at `values[r * row_stride + c * col_stride]`.

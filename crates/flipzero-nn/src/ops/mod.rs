@@ -9,6 +9,40 @@
 //! autodiff. On any other backend (cuda, wgpu, another dtype or a checkpointing autodiff) they
 //! call Burn's own operation, so the network computes the same function everywhere.
 
+/// Defines a function whose body is compiled three times, for AVX-512, for AVX2 and for the
+/// baseline, and run in the widest version the CPU has: the crate is built for the baseline
+/// x86-64, whose 128-bit registers make 16-lane arithmetic spill
+/// and leaves gathers and strided copies scalar.
+macro_rules! vectorised {
+    ($(#[$doc:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block) => {
+        $(#[$doc])*
+        $vis fn $name($($arg: $ty),*) {
+            #[inline(always)]
+            fn body($($arg: $ty),*) $body
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx512f")]
+                fn avx512($($arg: $ty),*) {
+                    body($($arg),*)
+                }
+                #[target_feature(enable = "avx2,fma")]
+                fn avx2($($arg: $ty),*) {
+                    body($($arg),*)
+                }
+                if is_x86_feature_detected!("avx512f") {
+                    // SAFETY: the CPU has the features the function is compiled for.
+                    return unsafe { avx512($($arg),*) };
+                }
+                if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
+                    // SAFETY: as above.
+                    return unsafe { avx2($($arg),*) };
+                }
+            }
+            body($($arg),*)
+        }
+    };
+}
+
 mod blocks;
 mod conv;
 mod conv_kernels;

@@ -25,33 +25,66 @@ impl NormShape {
         (self.batch * self.positions) as f64
     }
 
-    /// The planes (one image, one channel) of `channel`.
-    fn planes<'a>(&self, values: &'a [f32], channel: usize) -> impl Iterator<Item = &'a [f32]> {
-        let (channels, positions) = (self.channels, self.positions);
-        (0..self.batch).map(move |image| {
-            let at = (image * channels + channel) * positions;
-            &values[at..at + positions]
-        })
+    fn image_len(&self) -> usize {
+        self.channels * self.positions
     }
+}
+
+/// Per-channel sums of `plane_sums(plane, other plane, channel)` over every image: each
+/// thread sums its images into its own f64 accumulators (f32 within a plane, a few dozen
+/// values).
+fn channel_sums<const N: usize>(
+    shape: &NormShape,
+    values: &[f32],
+    others: &[f32],
+    plane_sums: impl Fn(&[f32], &[f32], usize) -> [f32; N] + Sync,
+) -> Vec<[f64; N]> {
+    let image_len = shape.image_len();
+    values
+        .par_chunks(image_len)
+        .zip(others.par_chunks(image_len))
+        .fold(
+            || vec![[0.0f64; N]; shape.channels],
+            |mut sums, (image, other)| {
+                for (channel, ((plane, other), sum)) in image
+                    .chunks_exact(shape.positions)
+                    .zip(other.chunks_exact(shape.positions))
+                    .zip(&mut sums)
+                    .enumerate()
+                {
+                    for (total, part) in sum.iter_mut().zip(plane_sums(plane, other, channel)) {
+                        *total += f64::from(part);
+                    }
+                }
+                sums
+            },
+        )
+        .reduce(
+            || vec![[0.0f64; N]; shape.channels],
+            |mut total, part| {
+                for (total, part) in total.iter_mut().zip(part) {
+                    for (t, p) in total.iter_mut().zip(part) {
+                        *t += p;
+                    }
+                }
+                total
+            },
+        )
 }
 
 /// Each channel's mean and biased variance (the statistics Burn's running averages take).
 pub(super) fn statistics(shape: &NormShape, input: &[f32]) -> (Vec<f32>, Vec<f32>) {
     assert_eq!(input.len(), shape.len());
-    (0..shape.channels)
-        .into_par_iter()
-        .map(|channel| {
-            let (mut sum, mut squares) = (0.0f64, 0.0f64);
-            for plane in shape.planes(input, channel) {
-                // f32 partial sums per plane (a few dozen values), f64 across planes.
-                sum += f64::from(plane.iter().sum::<f32>());
-                squares += f64::from(plane.iter().map(|v| v * v).sum::<f32>());
-            }
-            let mean = sum / shape.count();
-            let variance = (squares / shape.count() - mean * mean).max(0.0);
-            (mean as f32, variance as f32)
-        })
-        .unzip()
+    channel_sums(shape, input, input, |plane, _, _| {
+        [plane.iter().sum(), plane.iter().map(|v| v * v).sum()]
+    })
+    .into_iter()
+    .map(|[sum, squares]| {
+        let mean = sum / shape.count();
+        let variance = (squares / shape.count() - mean * mean).max(0.0);
+        (mean as f32, variance as f32)
+    })
+    .unzip()
 }
 
 /// `1 / sqrt(variance + epsilon)` per channel.
@@ -116,26 +149,17 @@ pub(super) fn gradients(
     assert_eq!(output_gradient.len(), shape.len());
     // Per channel: the sum of the output gradient (beta's gradient) and of the output gradient
     // times the normalised input (gamma's).
-    let (beta_gradient, gamma_gradient): (Vec<f32>, Vec<f32>) = (0..shape.channels)
-        .into_par_iter()
-        .map(|channel| {
+    let (beta_gradient, gamma_gradient): (Vec<f32>, Vec<f32>) =
+        channel_sums(shape, input, output_gradient, |plane, gradient, channel| {
             let (mean, inverse) = (mean[channel], inverse_deviation[channel]);
-            let (mut sum, mut weighted) = (0.0f64, 0.0f64);
-            for (plane, gradient) in shape
-                .planes(input, channel)
-                .zip(shape.planes(output_gradient, channel))
-            {
-                sum += f64::from(gradient.iter().sum::<f32>());
-                weighted += f64::from(
-                    plane
-                        .iter()
-                        .zip(gradient)
-                        .map(|(&x, &g)| (x - mean) * inverse * g)
-                        .sum::<f32>(),
-                );
-            }
-            (sum as f32, weighted as f32)
+            let weighted = plane
+                .iter()
+                .zip(gradient)
+                .map(|(&x, &g)| (x - mean) * inverse * g);
+            [gradient.iter().sum(), weighted.sum()]
         })
+        .into_iter()
+        .map(|[sum, weighted]| (sum as f32, weighted as f32))
         .unzip();
     let count = shape.count() as f32;
     let mut input_gradient = vec![0.0; input.len()];

@@ -181,39 +181,6 @@ fn transform_2d<T: Value, const I: usize, const O: usize>(
     out
 }
 
-/// Defines a function whose body is compiled three times, for AVX-512, for AVX2 and for the
-/// baseline, and run in the widest version the CPU has: the crate is built for the baseline
-/// x86-64, whose 128-bit registers make the transforms' 16-lane arithmetic spill.
-macro_rules! vectorised {
-    ($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),* $(,)?) $body:block) => {
-        $(#[$doc])*
-        fn $name($($arg: $ty),*) {
-            #[inline(always)]
-            fn body($($arg: $ty),*) $body
-            #[cfg(target_arch = "x86_64")]
-            {
-                #[target_feature(enable = "avx512f")]
-                fn avx512($($arg: $ty),*) {
-                    body($($arg),*)
-                }
-                #[target_feature(enable = "avx2,fma")]
-                fn avx2($($arg: $ty),*) {
-                    body($($arg),*)
-                }
-                if is_x86_feature_detected!("avx512f") {
-                    // SAFETY: the CPU has the features the function is compiled for.
-                    return unsafe { avx512($($arg),*) };
-                }
-                if is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma") {
-                    // SAFETY: as above.
-                    return unsafe { avx2($($arg),*) };
-                }
-            }
-            body($($arg),*)
-        }
-    };
-}
-
 /// Tiles per side: (rows, columns).
 fn tiles(shape: &ConvShape) -> (usize, usize) {
     (shape.rows.div_ceil(TILE), shape.cols.div_ceil(TILE))
