@@ -195,30 +195,56 @@ fn images_per_block(shape: &ConvShape) -> usize {
     blocks::images_per_block(shape.batch, tile_rows * tile_cols, BLOCK_TILES)
 }
 
-/// The transformed kernels `G g G^T` of the kernels `kernel(output, input)` as the 16 GEMMs'
-/// right-hand sides, [16][padded inputs][padded outputs].
-fn transformed_kernels(
-    inputs: usize,
-    outputs: usize,
-    kernel: impl Fn(usize, usize) -> [[f32; 3]; 3],
-) -> Vec<f32> {
-    let (padded_inputs, padded_outputs) = (padded(inputs), padded(outputs));
-    let mut out = vec![0.0; POINTS * padded_inputs * padded_outputs];
-    for o in 0..outputs {
-        for i in 0..inputs {
-            let transformed = transform_2d(kernel(o, i), kernel_transform_1d);
-            for (point, value) in transformed.iter().flatten().enumerate() {
-                out[(point * padded_inputs + i) * padded_outputs + o] = *value;
-            }
-        }
-    }
+/// The transformed kernels `G g G^T` of `weight` [outputs, inputs, 3, 3] as the 16 GEMMs'
+/// right-hand sides, [16][padded inputs][padded outputs]; `transposed` gives those of the
+/// input gradient's convolution instead (inputs and outputs swapped, each kernel rotated by
+/// 180 degrees).
+fn transformed_kernels(shape: &ConvShape, weight: &[f32], transposed: bool) -> Vec<f32> {
+    assert!(shape.kernel == 3 && weight.len() == shape.outputs * shape.inputs * 9);
+    let (inputs, outputs) = if transposed {
+        (shape.outputs, shape.inputs)
+    } else {
+        (shape.inputs, shape.outputs)
+    };
+    let mut out = vec![0.0; POINTS * padded(inputs) * padded(outputs)];
+    transform_kernels(shape, weight, transposed, &mut out);
     out
 }
 
-/// The 3x3 kernel of (output, input) in a [outputs, inputs, 3, 3] weight.
-fn kernel_of(shape: &ConvShape, weight: &[f32], output: usize, input: usize) -> [[f32; 3]; 3] {
-    let at = (output * shape.inputs + input) * 9;
-    std::array::from_fn(|ky| std::array::from_fn(|kx| weight[at + ky * 3 + kx]))
+vectorised! {
+/// Transforms the kernels into `out` ([`transformed_kernels`]), 16 at a time: consecutive
+/// outputs of one input.
+fn transform_kernels(shape: &ConvShape, weight: &[f32], transposed: bool, out: &mut [f32]) {
+    let (inputs, outputs) = if transposed {
+        (shape.outputs, shape.inputs)
+    } else {
+        (shape.inputs, shape.outputs)
+    };
+    let (padded_inputs, padded_outputs) = (padded(inputs), padded(outputs));
+    // Tap (ky, kx) of the kernel from `input` to `output` of the convolution computed.
+    let tap = |output: usize, input: usize, ky: usize, kx: usize| {
+        if output >= outputs {
+            0.0
+        } else if transposed {
+            weight[(input * shape.inputs + output) * 9 + (2 - ky) * 3 + 2 - kx]
+        } else {
+            weight[(output * shape.inputs + input) * 9 + ky * 3 + kx]
+        }
+    };
+    for input in 0..inputs {
+        for group in channel_groups(padded_outputs) {
+            let kernel: [[Lanes; 3]; 3] = std::array::from_fn(|ky| {
+                std::array::from_fn(|kx| {
+                    Lanes(std::array::from_fn(|lane| tap(group + lane, input, ky, kx)))
+                })
+            });
+            let points = transform_2d(kernel, kernel_transform_1d);
+            for (point, value) in points.iter().flatten().enumerate() {
+                value.store(out, (point * padded_inputs + input) * padded_outputs + group);
+            }
+        }
+    }
+}
 }
 
 /// Loads the `N x N` squares from (`top`, `left`) of a channels-last `frame` of
@@ -410,11 +436,7 @@ fn convolve(shape: &ConvShape, input: &[f32], kernels: &[f32]) -> Vec<f32> {
 /// The forward convolution: `input` [batch, inputs, rows, cols], `weight`
 /// [outputs, inputs, 3, 3], output [batch, outputs, rows, cols].
 pub(super) fn forward(shape: &ConvShape, input: &[f32], weight: &[f32]) -> Vec<f32> {
-    assert!(shape.kernel == 3 && weight.len() == shape.outputs * shape.inputs * 9);
-    let kernels = transformed_kernels(shape.inputs, shape.outputs, |o, i| {
-        kernel_of(shape, weight, o, i)
-    });
-    convolve(shape, input, &kernels)
+    convolve(shape, input, &transformed_kernels(shape, weight, false))
 }
 
 /// The gradient of the input, [batch, inputs, rows, cols], from the output's: the
@@ -425,11 +447,7 @@ pub(super) fn input_gradient(
     output_gradient: &[f32],
     weight: &[f32],
 ) -> Vec<f32> {
-    assert!(shape.kernel == 3 && weight.len() == shape.outputs * shape.inputs * 9);
-    let kernels = transformed_kernels(shape.outputs, shape.inputs, |input, output| {
-        let kernel = kernel_of(shape, weight, output, input);
-        std::array::from_fn(|ky| std::array::from_fn(|kx| kernel[2 - ky][2 - kx]))
-    });
+    let kernels = transformed_kernels(shape, weight, true);
     convolve(&shape.transposed(), output_gradient, &kernels)
 }
 
