@@ -135,21 +135,9 @@ impl Backward<Flex, 2> for SameConvolution {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::assert_tensors_close as close;
     use super::*;
     use burn::tensor::{Device, Distribution};
-
-    fn close(actual: Tensor<4>, expected: Tensor<4>) {
-        assert_eq!(actual.dims(), expected.dims());
-        let (actual, expected) = (actual.into_data(), expected.into_data());
-        let actual = actual.as_slice::<f32>().unwrap();
-        let expected = expected.as_slice::<f32>().unwrap();
-        for (index, (a, e)) in actual.iter().zip(expected).enumerate() {
-            assert!(
-                (a - e).abs() <= 1e-4 * (1.0 + e.abs()),
-                "element {index}: {a} against {e}"
-            );
-        }
-    }
 
     fn burn_convolution(input: Tensor<4>, weight: Tensor<4>) -> Tensor<4> {
         let padding = weight.dims()[2] / 2;

@@ -196,6 +196,7 @@ pub(super) fn weight_gradient(
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::{assert_close, values};
     use super::*;
 
     /// Visits every multiply-add of the direct convolution: `(input index, weight index,
@@ -235,24 +236,6 @@ mod tests {
         let mut out = vec![0.0; shape.batch * shape.outputs * shape.positions()];
         each_product(shape, |i, w, o| out[o] += input[i] * weight[w]);
         out
-    }
-
-    fn values(count: usize, seed: u32) -> Vec<f32> {
-        (0..count as u32)
-            .map(|i| {
-                ((i.wrapping_mul(2_654_435_761).wrapping_add(seed)) % 1000) as f32 / 500.0 - 1.0
-            })
-            .collect()
-    }
-
-    fn assert_close(actual: &[f32], expected: &[f32]) {
-        assert_eq!(actual.len(), expected.len());
-        for (index, (a, e)) in actual.iter().zip(expected).enumerate() {
-            assert!(
-                (a - e).abs() <= 1e-3 * (1.0 + e.abs()),
-                "element {index}: {a} against {e}"
-            );
-        }
     }
 
     /// Shapes with blocks of one and several images, a partial last block, 1x1, 3x3 and 5x5

@@ -48,6 +48,8 @@ mod conv;
 mod conv_kernels;
 mod norm;
 mod norm_kernels;
+#[cfg(test)]
+mod testing;
 mod winograd;
 
 pub use conv::same_convolution;

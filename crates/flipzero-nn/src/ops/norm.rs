@@ -155,23 +155,11 @@ impl Backward<Flex, 3> for TrainingNorm {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testing::assert_tensors_close as close;
     use super::*;
     use burn::module::Param;
     use burn::nn::BatchNormConfig;
     use burn::tensor::{Device, Distribution};
-
-    fn close<const D: usize>(actual: Tensor<D>, expected: Tensor<D>) {
-        assert_eq!(actual.dims(), expected.dims());
-        let (actual, expected) = (actual.into_data(), expected.into_data());
-        let actual = actual.as_slice::<f32>().unwrap();
-        let expected = expected.as_slice::<f32>().unwrap();
-        for (index, (a, e)) in actual.iter().zip(expected).enumerate() {
-            assert!(
-                (a - e).abs() <= 1e-4 * (1.0 + e.abs()),
-                "element {index}: {a} against {e}"
-            );
-        }
-    }
 
     /// A norm on `device` whose gamma, beta and running statistics are not the defaults.
     fn norm(device: &Device) -> BatchNorm {

@@ -306,6 +306,9 @@ fn transform_inputs(
 }
 }
 
+// The same loops as `transform_inputs` with another square and transform: folding both into
+// one function taking the transform as a closure left the closure out of line, compiled
+// without the vector features (6x6 training 20% slower).
 vectorised! {
 /// Transforms the 2x2 output-gradient tiles of the block's frames (channels last, image at
 /// (0, 0), zeros beyond the board) into `out`, [tile][point][channel].
@@ -548,23 +551,8 @@ pub(super) fn weight_gradient(
 #[cfg(test)]
 mod tests {
     use super::super::conv_kernels;
+    use super::super::testing::{assert_close, values};
     use super::*;
-
-    fn values(count: usize, seed: u32) -> Vec<f32> {
-        (0..count as u32)
-            .map(|i| (i.wrapping_mul(2_654_435_761).wrapping_add(seed) % 1000) as f32 / 500.0 - 1.0)
-            .collect()
-    }
-
-    fn assert_close(actual: &[f32], expected: &[f32]) {
-        assert_eq!(actual.len(), expected.len());
-        for (index, (a, e)) in actual.iter().zip(expected).enumerate() {
-            assert!(
-                (a - e).abs() <= 1e-4 * (1.0 + e.abs()),
-                "element {index}: {a} against {e}"
-            );
-        }
-    }
 
     /// Even and odd boards (partial tiles), one image and several blocks, against the
     /// im2col kernels (themselves checked against the direct convolution).
