@@ -257,14 +257,19 @@ fn load_square<const N: usize>(
     (top, left): (usize, usize),
     group: usize,
 ) -> [[Lanes; N]; N] {
-    std::array::from_fn(|i| {
-        std::array::from_fn(|j| {
-            Lanes::load(
+    // Loops rather than `array::from_fn`, whose closures the compiler left out of line,
+    // compiled without the vector features, each group of lanes going through memcpy (6x6
+    // training at batch 256: 46-48 ms against 54-57 ms).
+    let mut square = [[Lanes::default(); N]; N];
+    for (i, row) in square.iter_mut().enumerate() {
+        for (j, value) in row.iter_mut().enumerate() {
+            *value = Lanes::load(
                 frame,
                 ((top + i) * frame_cols + left + j) * channels + group,
-            )
-        })
-    })
+            );
+        }
+    }
+    square
 }
 
 /// Stores a transformed tile's 16 points, the group of channels from `group`, into `tile`,
