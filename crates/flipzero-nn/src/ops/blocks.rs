@@ -53,8 +53,9 @@ impl ConvShape {
 #[derive(Default)]
 pub(super) struct Frames {
     values: Vec<f32>,
-    /// (frame rows, frame columns, channels, offset) of the frames in `values`.
-    layout: (usize, usize, usize, usize),
+    /// (image rows, image columns, channels, frame rows, frame columns, stride, offset) of the
+    /// frames in `values`: what their zeros are zeros for.
+    layout: [usize; 7],
 }
 
 impl Frames {
@@ -73,9 +74,9 @@ impl Frames {
         let positions = rows * cols;
         let frame_len = frame_rows * frame_cols * stride;
         let images = block.len() / (channels * positions);
-        // Only the images' values are written below: the zeros around them stay while the
-        // layout does.
-        let layout = (frame_rows, frame_cols, stride, offset);
+        // Only the images' values are written below: the zeros around them (and in the
+        // channels beyond `channels`) stay while the images and frames keep their shapes.
+        let layout = [rows, cols, channels, frame_rows, frame_cols, stride, offset];
         if self.layout != layout {
             self.values.clear();
             self.layout = layout;

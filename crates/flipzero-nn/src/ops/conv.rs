@@ -1,7 +1,8 @@
 //! The network's convolutions: "same"-padded, stride 1, no bias, square odd kernels.
 //!
-//! On flex they run our kernels (forward and both gradients): Winograd's for 3x3 kernels,
-//! block im2col GEMMs for the others; elsewhere Burn's own `conv2d`.
+//! On flex they run our kernels (forward and both gradients): Winograd's for 3x3 kernels at
+//! batches of 8 and more, block im2col GEMMs otherwise; elsewhere (and for empty tensors)
+//! Burn's own `conv2d`.
 
 use burn::backend::autodiff::NodeId;
 use burn::backend::autodiff::checkpoint::base::Checkpointer;
@@ -35,10 +36,12 @@ pub fn same_convolution(input: Tensor<4>, weight: Tensor<4>) -> Tensor<4> {
         cols,
         kernel,
     };
-    if let (Some(x), Some(w)) = (on_flex(&input), on_flex(&weight)) {
+    let empty = batch * inputs * outputs * rows * cols == 0;
+    if let (false, Some(x), Some(w)) = (empty, on_flex(&input), on_flex(&weight)) {
         return Tensor::from_primitive::<Flex>(flex_forward(&shape, &x, &w));
     }
-    if let (Some(x), Some(w)) = (on_autodiff_flex(&input), on_autodiff_flex(&weight)) {
+    if let (false, Some(x), Some(w)) = (empty, on_autodiff_flex(&input), on_autodiff_flex(&weight))
+    {
         let output = match SameConvolution
             .prepare::<NoCheckpointing>([x.node(), w.node()])
             .compute_bound()

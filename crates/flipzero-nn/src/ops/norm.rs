@@ -24,9 +24,17 @@ pub fn batch_norm(norm: &BatchNorm, input: Tensor<4>) -> Tensor<4> {
         channels,
         positions: rows * cols,
     };
-    let device = input.device();
     let gamma = norm.gamma.val();
     let beta = norm.beta.val();
+    let [features] = gamma.dims();
+    assert_eq!(
+        channels, features,
+        "batch norm of {features} features applied to {channels} channels"
+    );
+    if batch * channels * rows * cols == 0 {
+        return norm.forward(input);
+    }
+    let device = input.device();
     if device.is_autodiff() && norm.training.is_enabled() {
         let (Some(x), Some(g), Some(b)) = (
             on_autodiff_flex(&input),

@@ -1,6 +1,6 @@
-//! Batch normalisation of channels-first (NCHW) f32 buffers: statistics, the normalisation
-//! itself and its gradients, each one pass over the activations (Burn's generic version
-//! makes about ten, each with a transpose).
+//! Batch normalisation of channels-first (NCHW) f32 buffers: statistics and the
+//! normalisation one pass over the activations each, the gradients two (Burn's generic
+//! version makes about ten, each with a transpose).
 
 use rayon::prelude::*;
 

@@ -559,6 +559,39 @@ mod tests {
     use super::super::testing::{assert_close, values};
     use super::*;
 
+    /// A 5x5 board after a 6x6 one on the same thread: both use 8x8 frames, whose zeros
+    /// around the 5x5 images must not keep the 6x6 images' last row and column.
+    #[test]
+    fn a_smaller_board_in_the_same_frames_reads_zeros_around_it() {
+        let one_thread = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .expect("a thread pool");
+        let shape = |rows, cols| ConvShape {
+            batch: 2,
+            inputs: 3,
+            outputs: 2,
+            rows,
+            cols,
+            kernel: 3,
+        };
+        one_thread.install(|| {
+            for (board, seed) in [(shape(6, 6), 1), (shape(5, 5), 2)] {
+                let input = values(board.batch * board.inputs * board.positions(), seed);
+                let weight = values(board.outputs * board.inputs * 9, seed + 1);
+                let probe = values(board.batch * board.outputs * board.positions(), seed + 2);
+                assert_close(
+                    &forward(&board, &input, &weight),
+                    &conv_kernels::forward(&board, &input, &weight),
+                );
+                assert_close(
+                    &weight_gradient(&board, &input, &probe),
+                    &conv_kernels::weight_gradient(&board, &input, &probe),
+                );
+            }
+        });
+    }
+
     /// Even and odd boards (partial tiles), one image and several blocks, against the
     /// im2col kernels (themselves checked against the direct convolution).
     #[test]
