@@ -559,6 +559,38 @@ mod tests {
     use super::super::testing::{assert_close, values};
     use super::*;
 
+    /// A 3x3 convolution of `batch` images of `rows` x `cols` squares, `inputs` to `outputs`.
+    fn shape(batch: usize, inputs: usize, outputs: usize, rows: usize, cols: usize) -> ConvShape {
+        ConvShape {
+            batch,
+            inputs,
+            outputs,
+            rows,
+            cols,
+            kernel: 3,
+        }
+    }
+
+    /// The forward pass and both gradients against the im2col kernels (themselves checked
+    /// against the direct convolution), on values drawn from `seed`.
+    fn assert_matches_im2col(shape: &ConvShape, seed: u32) {
+        let input = values(shape.batch * shape.inputs * shape.positions(), seed);
+        let weight = values(shape.outputs * shape.inputs * 9, seed + 1);
+        let probe = values(shape.batch * shape.outputs * shape.positions(), seed + 2);
+        assert_close(
+            &forward(shape, &input, &weight),
+            &conv_kernels::forward(shape, &input, &weight),
+        );
+        assert_close(
+            &input_gradient(shape, &probe, &weight),
+            &conv_kernels::input_gradient(shape, &probe, &weight),
+        );
+        assert_close(
+            &weight_gradient(shape, &input, &probe),
+            &conv_kernels::weight_gradient(shape, &input, &probe),
+        );
+    }
+
     /// A 5x5 board after a 6x6 one on the same thread: both use 8x8 frames, whose zeros
     /// around the 5x5 images must not keep the 6x6 images' last row and column.
     #[test]
@@ -567,44 +599,16 @@ mod tests {
             .num_threads(1)
             .build()
             .expect("a thread pool");
-        let shape = |rows, cols| ConvShape {
-            batch: 2,
-            inputs: 3,
-            outputs: 2,
-            rows,
-            cols,
-            kernel: 3,
-        };
         one_thread.install(|| {
-            for (board, seed) in [(shape(6, 6), 1), (shape(5, 5), 2)] {
-                let input = values(board.batch * board.inputs * board.positions(), seed);
-                let weight = values(board.outputs * board.inputs * 9, seed + 1);
-                let probe = values(board.batch * board.outputs * board.positions(), seed + 2);
-                assert_close(
-                    &forward(&board, &input, &weight),
-                    &conv_kernels::forward(&board, &input, &weight),
-                );
-                assert_close(
-                    &weight_gradient(&board, &input, &probe),
-                    &conv_kernels::weight_gradient(&board, &input, &probe),
-                );
-            }
+            assert_matches_im2col(&shape(2, 3, 2, 6, 6), 1);
+            assert_matches_im2col(&shape(2, 3, 2, 5, 5), 4);
         });
     }
 
-    /// Even and odd boards (partial tiles), one image and several blocks, against the
-    /// im2col kernels (themselves checked against the direct convolution).
+    /// Even and odd boards (partial tiles), one image and several blocks.
     #[test]
     fn matches_the_im2col_convolution() {
-        let shape = |batch, inputs, outputs, rows, cols| ConvShape {
-            batch,
-            inputs,
-            outputs,
-            rows,
-            cols,
-            kernel: 3,
-        };
-        for shape in [
+        for board in [
             shape(1, 3, 4, 6, 6),
             shape(61, 5, 7, 6, 6),
             shape(35, 4, 3, 8, 8),
@@ -612,21 +616,7 @@ mod tests {
             shape(2, 3, 2, 1, 4),
             shape(4, 6, 3, 12, 14),
         ] {
-            let input = values(shape.batch * shape.inputs * shape.positions(), 1);
-            let weight = values(shape.outputs * shape.inputs * 9, 2);
-            let probe = values(shape.batch * shape.outputs * shape.positions(), 3);
-            assert_close(
-                &forward(&shape, &input, &weight),
-                &conv_kernels::forward(&shape, &input, &weight),
-            );
-            assert_close(
-                &input_gradient(&shape, &probe, &weight),
-                &conv_kernels::input_gradient(&shape, &probe, &weight),
-            );
-            assert_close(
-                &weight_gradient(&shape, &input, &probe),
-                &conv_kernels::weight_gradient(&shape, &input, &probe),
-            );
+            assert_matches_im2col(&board, 1);
         }
     }
 }
