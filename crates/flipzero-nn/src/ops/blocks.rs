@@ -1,5 +1,5 @@
 //! What the convolution kernels share: the shape of a convolution, per-thread buffers, the
-//! change between channels-first images and channels-last frames, and the GEMM call.
+//! zero-bordered frames of channels-last images, and the GEMM call.
 
 use std::cell::RefCell;
 
@@ -49,7 +49,7 @@ impl ConvShape {
     }
 }
 
-/// Channels-last copies of channels-first images, each inside a larger frame of zeros.
+/// Copies of channels-last images, each inside a larger frame of zeros.
 #[derive(Default)]
 pub(super) struct Frames {
     values: Vec<f32>,
@@ -59,7 +59,7 @@ pub(super) struct Frames {
 }
 
 impl Frames {
-    /// Copies the images of `block` ([images, channels, rows, cols]) into frames of
+    /// Copies the images of `block` ([images, rows, cols, channels]) into frames of
     /// `frame_rows` x `frame_cols` squares of `stride` values (the channels, then zeros),
     /// square (y, x) of an image at (y + offset, x + offset) of its frame and zeros around;
     /// returns the frames.
@@ -71,9 +71,9 @@ impl Frames {
         (frame_rows, frame_cols): (usize, usize),
         offset: usize,
     ) -> &[f32] {
-        let positions = rows * cols;
+        let image_len = rows * cols * channels;
         let frame_len = frame_rows * frame_cols * stride;
-        let images = block.len() / (channels * positions);
+        let images = block.len() / image_len;
         // Only the images' values are written below: the zeros around them (and in the
         // channels beyond `channels`) stay while the images and frames keep their shapes.
         let layout = [rows, cols, channels, frame_rows, frame_cols, stride, offset];
@@ -83,37 +83,37 @@ impl Frames {
         }
         let frames = grown(&mut self.values, images * frame_len);
         for (image, frame) in block
-            .chunks_exact(channels * positions)
+            .chunks_exact(image_len)
             .zip(frames.chunks_exact_mut(frame_len))
         {
-            frame_image(image, channels, cols, frame, (frame_cols, stride, offset));
+            for (y, line) in image.chunks_exact(cols * channels).enumerate() {
+                let start = ((y + offset) * frame_cols + offset) * stride;
+                let squares = &mut frame[start..start + cols * stride];
+                if stride == channels {
+                    squares.copy_from_slice(line);
+                } else {
+                    compact(line, (channels, channels), squares, stride);
+                }
+            }
         }
         frames
     }
 }
 
-vectorised! {
-/// Copies one channels-first `image` of `cols` columns channels-last into `frame`, square
-/// (y, x) at (y + offset, x + offset) of a frame of `frame_cols` columns and `stride` values
-/// per square.
-fn frame_image(
-    image: &[f32],
-    channels: usize,
-    cols: usize,
-    frame: &mut [f32],
-    layout: (usize, usize, usize),
+/// Copies the first `channels` of each square of `from` (squares of `from_stride` values)
+/// into the squares of `to` (`to_stride` values each, the rest left as they are).
+pub(super) fn compact(
+    from: &[f32],
+    (channels, from_stride): (usize, usize),
+    to: &mut [f32],
+    to_stride: usize,
 ) {
-    let (frame_cols, stride, offset) = layout;
-    let positions = image.len() / channels;
-    for (c, plane) in image.chunks_exact(positions).enumerate() {
-        for (y, line) in plane.chunks_exact(cols).enumerate() {
-            let start = ((y + offset) * frame_cols + offset) * stride + c;
-            for (x, &value) in line.iter().enumerate() {
-                frame[start + x * stride] = value;
-            }
-        }
+    for (to, from) in to
+        .chunks_exact_mut(to_stride)
+        .zip(from.chunks_exact(from_stride))
+    {
+        to[..channels].copy_from_slice(&from[..channels]);
     }
-}
 }
 
 /// A thread's buffers for the block it works on, kept from one convolution to the next.
@@ -127,8 +127,8 @@ pub(super) struct Scratch {
     pub(super) lhs: Vec<f32>,
     /// The GEMMs' results.
     pub(super) product: Vec<f32>,
-    /// The block's output, channels last.
-    pub(super) channels_last: Vec<f32>,
+    /// The block's output with padded channels (Winograd's, when they are padded).
+    pub(super) padded_output: Vec<f32>,
 }
 
 thread_local! {
@@ -148,33 +148,6 @@ pub(super) fn grown(buffer: &mut Vec<f32>, len: usize) -> &mut [f32] {
         buffer.resize(len, 0.0);
     }
     &mut buffer[..len]
-}
-
-/// `matrix[c * positions + p]` (one image, channels first) into `out[p * channels + c]`.
-pub(super) fn to_channels_last(matrix: &[f32], channels: usize, positions: usize, out: &mut [f32]) {
-    for (c, plane) in matrix.chunks_exact(positions).enumerate().take(channels) {
-        for (p, &value) in plane.iter().enumerate() {
-            out[p * channels + c] = value;
-        }
-    }
-}
-
-vectorised! {
-/// `rows[p * stride + c]` (one image, channels last, `stride >= channels` values per square)
-/// into `out[c * positions + p]`.
-pub(super) fn to_channels_first(
-    rows: &[f32],
-    layout: (usize, usize),
-    positions: usize,
-    out: &mut [f32],
-) {
-    let (channels, stride) = layout;
-    for (c, plane) in out.chunks_exact_mut(positions).enumerate().take(channels) {
-        for (p, value) in plane.iter_mut().enumerate() {
-            *value = rows[p * stride + c];
-        }
-    }
-}
 }
 
 /// A GEMM operand: element (r, c) at `values[r * row_stride + c * col_stride]`.

@@ -1,8 +1,9 @@
-//! The network's convolutions: "same"-padded, stride 1, no bias, square odd kernels.
+//! The network's convolutions on channels-last activations: "same"-padded, stride 1, no
+//! bias, square odd kernels.
 //!
 //! On flex they run our kernels (forward and both gradients): Winograd's for 3x3 kernels at
 //! batches of 8 and more, block im2col GEMMs otherwise; elsewhere (and for empty tensors)
-//! Burn's own `conv2d`.
+//! Burn's own `conv2d` between two permutations.
 
 use burn::backend::autodiff::NodeId;
 use burn::backend::autodiff::checkpoint::base::Checkpointer;
@@ -19,10 +20,11 @@ use super::blocks::ConvShape;
 use super::{conv_kernels, winograd};
 use super::{flex_tensor, on_autodiff_flex, on_flex, values};
 
-/// Convolves `input` [batch, inputs, rows, cols] with `weight` [outputs, inputs, k, k] (k odd),
-/// padding with zeros so that the output keeps the board's size.
+/// Convolves `input` [batch, rows, cols, inputs] with `weight` [outputs, inputs, k, k] (k odd),
+/// padding with zeros so that the output, [batch, rows, cols, outputs], keeps the board's
+/// size.
 pub fn same_convolution(input: Tensor<4>, weight: Tensor<4>) -> Tensor<4> {
-    let [batch, inputs, rows, cols] = input.dims();
+    let [batch, rows, cols, inputs] = input.dims();
     let [outputs, weight_inputs, kernel, kernel_cols] = weight.dims();
     assert!(
         weight_inputs == inputs && kernel == kernel_cols && kernel % 2 == 1,
@@ -59,11 +61,12 @@ pub fn same_convolution(input: Tensor<4>, weight: Tensor<4>) -> Tensor<4> {
     }
     let padding = kernel / 2;
     conv2d(
-        input,
+        input.permute([0, 3, 1, 2]),
         weight,
         None,
         ConvOptions::new([1, 1], [padding, padding], [1, 1], 1),
     )
+    .permute([0, 2, 3, 1])
 }
 
 /// A convolution's forward pass and gradients on f32 buffers.
@@ -98,7 +101,7 @@ fn kernels_for(shape: &ConvShape) -> Kernels {
 
 fn flex_forward(shape: &ConvShape, input: &FlexTensor, weight: &FlexTensor) -> FlexTensor {
     let output = (kernels_for(shape).forward)(shape, &values(input), &values(weight));
-    flex_tensor(output, [shape.batch, shape.outputs, shape.rows, shape.cols])
+    flex_tensor(output, [shape.batch, shape.rows, shape.cols, shape.outputs])
 }
 
 /// The backward step of [`same_convolution`] on autodiff flex: the gradients of the input and
@@ -124,7 +127,7 @@ impl Backward<Flex, 2> for SameConvolution {
         if let Some(node) = input_node {
             let gradient =
                 (kernels_for(&shape).input_gradient)(&shape, &output_gradient, &values(&weight));
-            let dims = [shape.batch, shape.inputs, shape.rows, shape.cols];
+            let dims = [shape.batch, shape.rows, shape.cols, shape.inputs];
             grads.register::<Flex>(node.id, flex_tensor(gradient, dims));
         }
         if let Some(node) = weight_node {
@@ -142,21 +145,28 @@ mod tests {
     use super::*;
     use burn::tensor::{Device, Distribution};
 
+    /// Burn's convolution of channels-last `input`, channels-last.
     fn burn_convolution(input: Tensor<4>, weight: Tensor<4>) -> Tensor<4> {
         let padding = weight.dims()[2] / 2;
         conv2d(
-            input,
+            input.permute([0, 3, 1, 2]),
             weight,
             None,
             ConvOptions::new([1, 1], [padding, padding], [1, 1], 1),
         )
+        .permute([0, 2, 3, 1])
     }
 
     /// Flex, through the kernels here, against Burn's own convolution on flex.
     #[test]
     fn flex_forward_matches_burn() {
         let device = Device::flex();
-        for (input, weight) in [([11, 5, 6, 6], [7, 5, 3, 3]), ([3, 4, 8, 7], [2, 4, 1, 1])] {
+        for (input, weight) in [
+            ([11, 6, 6, 5], [7, 5, 3, 3]),
+            ([9, 8, 8, 16], [16, 16, 3, 3]),
+            ([3, 5, 7, 4], [6, 4, 3, 3]),
+            ([3, 8, 7, 4], [2, 4, 1, 1]),
+        ] {
             let input = Tensor::<4>::random(input, Distribution::Default, &device);
             let weight = Tensor::<4>::random(weight, Distribution::Default, &device);
             close(
@@ -172,10 +182,10 @@ mod tests {
     fn autodiff_gradients_match_burn() {
         let device = Device::flex().autodiff();
         let input =
-            Tensor::<4>::random([9, 3, 6, 6], Distribution::Default, &device).require_grad();
+            Tensor::<4>::random([9, 6, 6, 3], Distribution::Default, &device).require_grad();
         let weight =
             Tensor::<4>::random([4, 3, 3, 3], Distribution::Default, &device).require_grad();
-        let probe = Tensor::<4>::random([9, 4, 6, 6], Distribution::Default, &device);
+        let probe = Tensor::<4>::random([9, 6, 6, 4], Distribution::Default, &device);
         let gradients = |output: Tensor<4>| {
             let grads = (output * probe.clone()).sum().backward();
             (input.grad(&grads).unwrap(), weight.grad(&grads).unwrap())

@@ -1,19 +1,17 @@
-//! "Same"-padded, stride-1 convolutions with square odd kernels on channels-first (NCHW) f32
+//! "Same"-padded, stride-1 convolutions with square odd kernels on channels-last (NHWC) f32
 //! buffers, as one GEMM per block of images.
 //!
 //! Burn's flex backend runs a convolution as one small GEMM per image (32 to 64 rows on our
 //! boards), which spends most of its time packing and in im2col. Here a block of images is
-//! turned channels-last, unrolled (im2col) into one matrix of a few hundred rows and multiplied
-//! once; blocks run in parallel on the current rayon pool. The backward passes reuse the same
-//! pieces: the input gradient is a forward convolution of the output gradient with the kernel
-//! flipped, the weight gradient a GEMM of the unrolled input with the output gradient.
+//! unrolled (im2col) into one matrix of a few hundred rows and multiplied once, straight into
+//! the channels-last output; blocks run in parallel on the current rayon pool. 1x1 kernels
+//! need no unrolling: the block is the matrix. The backward passes reuse the same pieces: the
+//! input gradient is a forward convolution of the output gradient with the kernel flipped, the
+//! weight gradient a GEMM of the unrolled input with the output gradient.
 
 use rayon::prelude::*;
 
-use super::blocks::{
-    self, ConvShape, Operand, Scratch, add_into, grown, matmul, to_channels_first,
-    to_channels_last, with_scratch,
-};
+use super::blocks::{self, ConvShape, Operand, Scratch, add_into, grown, matmul, with_scratch};
 
 /// Positions of one block's GEMM.
 const BLOCK_ROWS: usize = 256;
@@ -22,14 +20,17 @@ fn images_per_block(shape: &ConvShape) -> usize {
     blocks::images_per_block(shape.batch, shape.positions(), BLOCK_ROWS)
 }
 
-/// Unrolls a block of channels-first images into `scratch.lhs`, one row of
-/// `taps * inputs` values per position: for each kernel tap, the channels of the square it
-/// reads, or zeros beyond the board. Returns the block's positions.
+/// The block of channels-last images unrolled, one row of `taps * inputs` values per
+/// position: for each kernel tap, the channels of the square it reads, or zeros beyond the
+/// board. A 1x1 kernel's is the block itself; others are built in `scratch.lhs`.
 ///
-/// The images are first copied channels-last into a zero-bordered frame, so that the
-/// `kernel` taps of one kernel row are `kernel * inputs` consecutive values of the frame.
-fn unroll_block(shape: &ConvShape, block: &[f32], scratch: &mut Scratch) -> usize {
+/// The images are first copied into a zero-bordered frame, so that the `kernel` taps of one
+/// kernel row are `kernel * inputs` consecutive values of the frame.
+fn unrolled<'a>(shape: &ConvShape, block: &'a [f32], scratch: &'a mut Scratch) -> &'a [f32] {
     let (channels, positions, kernel) = (shape.inputs, shape.positions(), shape.kernel);
+    if kernel == 1 {
+        return block;
+    }
     let reach = kernel / 2;
     let (frame_rows, frame_cols) = (shape.rows + 2 * reach, shape.cols + 2 * reach);
     let frame_len = frame_rows * frame_cols * channels;
@@ -43,7 +44,8 @@ fn unroll_block(shape: &ConvShape, block: &[f32], scratch: &mut Scratch) -> usiz
     );
     let span = kernel * channels;
     let width = kernel * span;
-    let mut rows = grown(&mut scratch.lhs, images * positions * width).chunks_exact_mut(width);
+    let lhs = grown(&mut scratch.lhs, images * positions * width);
+    let mut rows = lhs.chunks_exact_mut(width);
     for frame in frames.chunks_exact(frame_len) {
         for y in 0..shape.rows {
             for x in 0..shape.cols {
@@ -55,7 +57,7 @@ fn unroll_block(shape: &ConvShape, block: &[f32], scratch: &mut Scratch) -> usiz
             }
         }
     }
-    images * positions
+    lhs
 }
 
 /// A kernel [outputs, inputs, k, k] as the GEMM's right-hand side: row `(tap, input)`,
@@ -80,8 +82,8 @@ fn gemm_weights(shape: &ConvShape, weight: &[f32], flipped: bool) -> Vec<f32> {
     out
 }
 
-/// The convolution of `input` [batch, inputs, rows, cols] with a `[k*k*inputs, outputs]`
-/// GEMM kernel, into [batch, outputs, rows, cols].
+/// The convolution of `input` [batch, rows, cols, inputs] with a `[k*k*inputs, outputs]`
+/// GEMM kernel, into [batch, rows, cols, outputs].
 fn convolve(shape: &ConvShape, input: &[f32], kernel: &[f32]) -> Vec<f32> {
     let positions = shape.positions();
     assert_eq!(input.len(), shape.batch * shape.inputs * positions);
@@ -92,37 +94,29 @@ fn convolve(shape: &ConvShape, input: &[f32], kernel: &[f32]) -> Vec<f32> {
         .zip(output.par_chunks_mut(images * shape.outputs * positions))
         .for_each(|(block, out)| {
             with_scratch(|scratch| {
-                let rows = unroll_block(shape, block, scratch);
-                let product = grown(&mut scratch.product, rows * shape.outputs);
                 let width = shape.taps() * shape.inputs;
+                let lhs = unrolled(shape, block, scratch);
                 matmul(
-                    (rows, shape.outputs, width),
-                    product,
+                    (lhs.len() / width, shape.outputs, width),
+                    out,
                     shape.outputs,
                     false,
-                    Operand::rows(&scratch.lhs[..rows * width], width),
+                    Operand::rows(lhs, width),
                     Operand::rows(kernel, shape.outputs),
                 );
-                let image_out = shape.outputs * positions;
-                for (rows, out) in product
-                    .chunks_exact(positions * shape.outputs)
-                    .zip(out.chunks_exact_mut(image_out))
-                {
-                    to_channels_first(rows, (shape.outputs, shape.outputs), positions, out);
-                }
             })
         });
     output
 }
 
-/// The forward convolution: `input` [batch, inputs, rows, cols], `weight`
-/// [outputs, inputs, k, k], output [batch, outputs, rows, cols].
+/// The forward convolution: `input` [batch, rows, cols, inputs], `weight`
+/// [outputs, inputs, k, k], output [batch, rows, cols, outputs].
 pub(super) fn forward(shape: &ConvShape, input: &[f32], weight: &[f32]) -> Vec<f32> {
     assert_eq!(weight.len(), shape.outputs * shape.inputs * shape.taps());
     convolve(shape, input, &gemm_weights(shape, weight, false))
 }
 
-/// The gradient of the input, [batch, inputs, rows, cols], from the output's.
+/// The gradient of the input, [batch, rows, cols, inputs], from the output's.
 pub(super) fn input_gradient(
     shape: &ConvShape,
     output_gradient: &[f32],
@@ -159,22 +153,14 @@ pub(super) fn weight_gradient(
             || vec![0.0; width * shape.outputs],
             |mut sum, (block, gradient)| {
                 with_scratch(|scratch| {
-                    let rows = unroll_block(shape, block, scratch);
-                    let product = grown(&mut scratch.product, rows * shape.outputs);
-                    let image_len = shape.outputs * positions;
-                    for (image, out) in gradient
-                        .chunks_exact(image_len)
-                        .zip(product.chunks_exact_mut(image_len))
-                    {
-                        to_channels_last(image, shape.outputs, positions, out);
-                    }
+                    let lhs = unrolled(shape, block, scratch);
                     matmul(
-                        (width, shape.outputs, rows),
+                        (width, shape.outputs, lhs.len() / width),
                         &mut sum,
                         shape.outputs,
                         true,
-                        Operand::transposed(&scratch.lhs[..rows * width], width),
-                        Operand::rows(product, shape.outputs),
+                        Operand::transposed(lhs, width),
+                        Operand::rows(gradient, shape.outputs),
                     );
                 });
                 sum
@@ -200,7 +186,7 @@ mod tests {
     use super::*;
 
     /// Visits every multiply-add of the direct convolution: `(input index, weight index,
-    /// output index)`.
+    /// output index)`, input and output channels last.
     fn each_product(shape: &ConvShape, mut visit: impl FnMut(usize, usize, usize)) {
         let (h, w, k) = (shape.rows as isize, shape.cols as isize, shape.kernel);
         let reach = (k / 2) as isize;
@@ -208,18 +194,19 @@ mod tests {
             for o in 0..shape.outputs {
                 for y in 0..h {
                     for x in 0..w {
-                        let out = ((n * shape.outputs + o) * shape.rows + y as usize) * shape.cols
-                            + x as usize;
+                        let out = ((n * shape.rows + y as usize) * shape.cols + x as usize)
+                            * shape.outputs
+                            + o;
                         for i in 0..shape.inputs {
                             for ky in 0..k {
                                 for kx in 0..k {
                                     let sy = y + ky as isize - reach;
                                     let sx = x + kx as isize - reach;
                                     if (0..h).contains(&sy) && (0..w).contains(&sx) {
-                                        let at = ((n * shape.inputs + i) * shape.rows
-                                            + sy as usize)
-                                            * shape.cols
-                                            + sx as usize;
+                                        let at = ((n * shape.rows + sy as usize) * shape.cols
+                                            + sx as usize)
+                                            * shape.inputs
+                                            + i;
                                         visit(at, ((o * shape.inputs + i) * k + ky) * k + kx, out);
                                     }
                                 }

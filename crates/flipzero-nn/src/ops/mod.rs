@@ -49,7 +49,7 @@ mod conv_kernels;
 mod norm;
 mod norm_kernels;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 mod winograd;
 
 pub use conv::same_convolution;
@@ -72,6 +72,12 @@ fn on_flex<const D: usize>(tensor: &Tensor<D>) -> Option<FlexTensor> {
 fn on_autodiff_flex<const D: usize>(tensor: &Tensor<D>) -> Option<FloatTensor<Autodiff<Flex>>> {
     let primitive = tensor.clone().try_into_primitive::<Autodiff<Flex>>().ok()?;
     (primitive.primitive().dtype() == DType::F32).then_some(primitive)
+}
+
+/// Whether the operations here run `tensor` (and tensors on its device) through our kernels
+/// rather than Burn's.
+pub fn has_kernels<const D: usize>(tensor: &Tensor<D>) -> bool {
+    on_flex(tensor).is_some() || on_autodiff_flex(tensor).is_some()
 }
 
 /// The f32 values of a flex tensor, in row-major order.

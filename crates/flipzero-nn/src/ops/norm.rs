@@ -1,5 +1,5 @@
-//! Batch normalisation of the network's [batch, channels, rows, cols] activations, with the
-//! same behaviour as Burn's `BatchNorm::forward` (batch statistics and running averages in
+//! Batch normalisation of the network's channels-last [batch, rows, cols, channels]
+//! activations, with the same behaviour as Burn's `BatchNorm::forward` (batch statistics and running averages in
 //! training on an autodiff device, running statistics otherwise), run by the one-pass kernels
 //! of [`kernels`] on flex.
 
@@ -16,9 +16,9 @@ use burn::tensor::{Tensor, TensorData};
 use super::norm_kernels::{self as kernels, NormShape};
 use super::{flex_tensor, on_autodiff_flex, on_flex, values};
 
-/// `norm` applied to `input`, [batch, channels, rows, cols].
+/// `norm` applied to `input`, [batch, rows, cols, channels].
 pub fn batch_norm(norm: &BatchNorm, input: Tensor<4>) -> Tensor<4> {
-    let [batch, channels, rows, cols] = input.dims();
+    let [batch, rows, cols, channels] = input.dims();
     let shape = NormShape {
         batch,
         channels,
@@ -32,7 +32,7 @@ pub fn batch_norm(norm: &BatchNorm, input: Tensor<4>) -> Tensor<4> {
         "batch norm of {features} features applied to {channels} channels"
     );
     if batch * channels * rows * cols == 0 {
-        return norm.forward(input);
+        return burn_norm(norm, input);
     }
     let device = input.device();
     if device.is_autodiff() && norm.training.is_enabled() {
@@ -41,7 +41,7 @@ pub fn batch_norm(norm: &BatchNorm, input: Tensor<4>) -> Tensor<4> {
             on_autodiff_flex(&gamma),
             on_autodiff_flex(&beta),
         ) else {
-            return norm.forward(input);
+            return burn_norm(norm, input);
         };
         let x_values = values(x.primitive());
         let (mean, variance) = kernels::statistics(&shape, &x_values);
@@ -54,7 +54,7 @@ pub fn batch_norm(norm: &BatchNorm, input: Tensor<4>) -> Tensor<4> {
         );
         let normalised = flex_tensor(
             kernels::affine(&shape, &x_values, &scale, &shift),
-            [batch, channels, rows, cols],
+            [batch, rows, cols, channels],
         );
         drop(x_values);
         let output = match TrainingNorm
@@ -66,7 +66,7 @@ pub fn batch_norm(norm: &BatchNorm, input: Tensor<4>) -> Tensor<4> {
                 let state = NormState {
                     input: prep.checkpoint(&x),
                     gamma: prep.checkpoint(&g),
-                    dims: [batch, channels, rows, cols],
+                    dims: [batch, rows, cols, channels],
                     mean: mean.clone(),
                     inverse_deviation,
                 };
@@ -102,9 +102,15 @@ pub fn batch_norm(norm: &BatchNorm, input: Tensor<4>) -> Tensor<4> {
         let (scale, shift) =
             kernels::scale_and_shift(&values(&mean), &inverse_deviation, &values(&g), &values(&b));
         let output = kernels::affine(&shape, &values(&x), &scale, &shift);
-        return Tensor::from_primitive::<Flex>(flex_tensor(output, [batch, channels, rows, cols]));
+        return Tensor::from_primitive::<Flex>(flex_tensor(output, [batch, rows, cols, channels]));
     }
-    norm.forward(input)
+    burn_norm(norm, input)
+}
+
+/// Burn's own normalisation of channels-last `input` (which takes channels first).
+fn burn_norm(norm: &BatchNorm, input: Tensor<4>) -> Tensor<4> {
+    norm.forward(input.permute([0, 3, 1, 2]))
+        .permute([0, 2, 3, 1])
 }
 
 /// What the backward step of a training-mode normalisation keeps.
@@ -133,7 +139,7 @@ impl Backward<Flex, 3> for TrainingNorm {
         let [input_node, gamma_node, beta_node] = ops.parents;
         let output_gradient = grads.consume::<Flex>(&ops.node);
         let state = ops.state;
-        let [batch, channels, rows, cols] = state.dims;
+        let [batch, rows, cols, channels] = state.dims;
         let shape = NormShape {
             batch,
             channels,
@@ -185,8 +191,8 @@ mod tests {
     fn inference_matches_burn() {
         let device = Device::flex();
         let norm = norm(&device);
-        let input = Tensor::<4>::random([7, 5, 6, 6], Distribution::Normal(1.0, 2.0), &device);
-        close(batch_norm(&norm, input.clone()), norm.forward(input));
+        let input = Tensor::<4>::random([7, 6, 6, 5], Distribution::Normal(1.0, 2.0), &device);
+        close(batch_norm(&norm, input.clone()), burn_norm(&norm, input));
     }
 
     /// Training: outputs, running statistics and the gradients of input, gamma and beta against
@@ -196,9 +202,9 @@ mod tests {
         let device = Device::flex().autodiff();
         let ours = norm(&device);
         let burns = ours.clone();
-        let input = Tensor::<4>::random([7, 5, 6, 6], Distribution::Normal(1.0, 2.0), &device)
+        let input = Tensor::<4>::random([7, 6, 6, 5], Distribution::Normal(1.0, 2.0), &device)
             .require_grad();
-        let probe = Tensor::<4>::random([7, 5, 6, 6], Distribution::Default, &device);
+        let probe = Tensor::<4>::random([7, 6, 6, 5], Distribution::Default, &device);
         let run = |norm: &BatchNorm, output: Tensor<4>| {
             let grads = (output.clone() * probe.clone()).sum().backward();
             (
@@ -209,7 +215,7 @@ mod tests {
             )
         };
         let (expected, expected_input, expected_gamma, expected_beta) =
-            run(&burns, burns.forward(input.clone()));
+            run(&burns, burn_norm(&burns, input.clone()));
         let (output, input_grad, gamma_grad, beta_grad) =
             run(&ours, batch_norm(&ours, input.clone()));
         close(output.inner(), expected.inner());

@@ -1,4 +1,4 @@
-//! Batch normalisation of channels-first (NCHW) f32 buffers: statistics and the
+//! Batch normalisation of channels-last (NHWC) f32 buffers: statistics and the
 //! normalisation one pass over the activations each, the gradients two (Burn's generic
 //! version makes about ten, each with a transpose).
 
@@ -30,14 +30,14 @@ impl NormShape {
     }
 }
 
-/// Per-channel sums of `plane_sums(plane, other plane, channel)` over every image: each
-/// thread sums its images into its own f64 accumulators (f32 within a plane, a few dozen
-/// values).
+/// Per-channel sums of `parts(value, other value, channel)` over every square of every image
+/// (channels last): each thread sums an image's squares in f32 (a few dozen values per
+/// channel) and the images in its own f64 accumulators.
 fn channel_sums<const N: usize>(
     shape: &NormShape,
     values: &[f32],
     others: &[f32],
-    plane_sums: impl Fn(&[f32], &[f32], usize) -> [f32; N] + Sync,
+    parts: impl Fn(f32, f32, usize) -> [f32; N] + Sync,
 ) -> Vec<[f64; N]> {
     let image_len = shape.image_len();
     values
@@ -46,14 +46,22 @@ fn channel_sums<const N: usize>(
         .fold(
             || vec![[0.0f64; N]; shape.channels],
             |mut sums, (image, other)| {
-                for (channel, ((plane, other), sum)) in image
-                    .chunks_exact(shape.positions)
-                    .zip(other.chunks_exact(shape.positions))
-                    .zip(&mut sums)
-                    .enumerate()
+                let mut image_sums = vec![[0.0f32; N]; shape.channels];
+                for (square, other) in image
+                    .chunks_exact(shape.channels)
+                    .zip(other.chunks_exact(shape.channels))
                 {
-                    for (total, part) in sum.iter_mut().zip(plane_sums(plane, other, channel)) {
-                        *total += f64::from(part);
+                    for (channel, ((&value, &other), sum)) in
+                        square.iter().zip(other).zip(&mut image_sums).enumerate()
+                    {
+                        for (total, part) in sum.iter_mut().zip(parts(value, other, channel)) {
+                            *total += part;
+                        }
+                    }
+                }
+                for (total, part) in sums.iter_mut().zip(image_sums) {
+                    for (t, p) in total.iter_mut().zip(part) {
+                        *t += f64::from(p);
                     }
                 }
                 sums
@@ -75,16 +83,14 @@ fn channel_sums<const N: usize>(
 /// Each channel's mean and biased variance (the statistics Burn's running averages take).
 pub(super) fn statistics(shape: &NormShape, input: &[f32]) -> (Vec<f32>, Vec<f32>) {
     assert_eq!(input.len(), shape.len());
-    channel_sums(shape, input, input, |plane, _, _| {
-        [plane.iter().sum(), plane.iter().map(|v| v * v).sum()]
-    })
-    .into_iter()
-    .map(|[sum, squares]| {
-        let mean = sum / shape.count();
-        let variance = (squares / shape.count() - mean * mean).max(0.0);
-        (mean as f32, variance as f32)
-    })
-    .unzip()
+    channel_sums(shape, input, input, |value, _, _| [value, value * value])
+        .into_iter()
+        .map(|[sum, squares]| {
+            let mean = sum / shape.count();
+            let variance = (squares / shape.count() - mean * mean).max(0.0);
+            (mean as f32, variance as f32)
+        })
+        .unzip()
 }
 
 /// `1 / sqrt(variance + epsilon)` per channel.
@@ -100,16 +106,15 @@ pub(super) fn affine(shape: &NormShape, input: &[f32], scale: &[f32], shift: &[f
     assert_eq!(input.len(), shape.len());
     let mut output = vec![0.0; input.len()];
     output
-        .par_chunks_mut(shape.channels * shape.positions)
-        .zip(input.par_chunks(shape.channels * shape.positions))
+        .par_chunks_mut(shape.image_len())
+        .zip(input.par_chunks(shape.image_len()))
         .for_each(|(out, image)| {
-            for (((out, plane), &scale), &shift) in out
-                .chunks_exact_mut(shape.positions)
-                .zip(image.chunks_exact(shape.positions))
-                .zip(scale)
-                .zip(shift)
+            for (out, square) in out
+                .chunks_exact_mut(shape.channels)
+                .zip(image.chunks_exact(shape.channels))
             {
-                for (o, &v) in out.iter_mut().zip(plane) {
+                for (((o, &v), &scale), &shift) in out.iter_mut().zip(square).zip(scale).zip(shift)
+                {
                     *o = v * scale + shift;
                 }
             }
@@ -150,37 +155,37 @@ pub(super) fn gradients(
     // Per channel: the sum of the output gradient (beta's gradient) and of the output gradient
     // times the normalised input (gamma's).
     let (beta_gradient, gamma_gradient): (Vec<f32>, Vec<f32>) =
-        channel_sums(shape, input, output_gradient, |plane, gradient, channel| {
-            let (mean, inverse) = (mean[channel], inverse_deviation[channel]);
-            let weighted = plane
-                .iter()
-                .zip(gradient)
-                .map(|(&x, &g)| (x - mean) * inverse * g);
-            [gradient.iter().sum(), weighted.sum()]
+        channel_sums(shape, input, output_gradient, |x, g, channel| {
+            [g, (x - mean[channel]) * inverse_deviation[channel] * g]
         })
         .into_iter()
         .map(|[sum, weighted]| (sum as f32, weighted as f32))
         .unzip();
+    // Per channel: input gradient = scale * (g - mean_gradient - normalised * projection).
     let count = shape.count() as f32;
+    let scale: Vec<f32> = gamma
+        .iter()
+        .zip(inverse_deviation)
+        .map(|(g, i)| g * i)
+        .collect();
+    let mean_gradient: Vec<f32> = beta_gradient.iter().map(|sum| sum / count).collect();
+    let projection: Vec<f32> = gamma_gradient.iter().map(|sum| sum / count).collect();
     let mut input_gradient = vec![0.0; input.len()];
     input_gradient
-        .par_chunks_mut(shape.channels * shape.positions)
-        .zip(input.par_chunks(shape.channels * shape.positions))
-        .zip(output_gradient.par_chunks(shape.channels * shape.positions))
+        .par_chunks_mut(shape.image_len())
+        .zip(input.par_chunks(shape.image_len()))
+        .zip(output_gradient.par_chunks(shape.image_len()))
         .for_each(|((out, image), gradient)| {
-            for (channel, ((out, plane), gradient)) in out
-                .chunks_exact_mut(shape.positions)
-                .zip(image.chunks_exact(shape.positions))
-                .zip(gradient.chunks_exact(shape.positions))
-                .enumerate()
+            for ((out, square), gradient) in out
+                .chunks_exact_mut(shape.channels)
+                .zip(image.chunks_exact(shape.channels))
+                .zip(gradient.chunks_exact(shape.channels))
             {
-                let (mean, inverse) = (mean[channel], inverse_deviation[channel]);
-                let scale = gamma[channel] * inverse;
-                let mean_gradient = beta_gradient[channel] / count;
-                let projection = gamma_gradient[channel] / count;
-                for ((o, &x), &g) in out.iter_mut().zip(plane).zip(gradient) {
-                    let normalised = (x - mean) * inverse;
-                    *o = scale * (g - mean_gradient - normalised * projection);
+                for (channel, ((o, &x), &g)) in out.iter_mut().zip(square).zip(gradient).enumerate()
+                {
+                    let normalised = (x - mean[channel]) * inverse_deviation[channel];
+                    *o = scale[channel]
+                        * (g - mean_gradient[channel] - normalised * projection[channel]);
                 }
             }
         });

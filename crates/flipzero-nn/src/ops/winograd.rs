@@ -14,9 +14,7 @@ use std::ops::{Add, Mul, Neg, Sub};
 
 use rayon::prelude::*;
 
-use super::blocks::{
-    self, ConvShape, Operand, add_into, grown, matmul, to_channels_first, with_scratch,
-};
+use super::blocks::{self, ConvShape, Operand, add_into, compact, grown, matmul, with_scratch};
 
 /// Output squares per tile side.
 const TILE: usize = 2;
@@ -380,8 +378,8 @@ fn input_frame(shape: &ConvShape) -> (usize, usize) {
     (tile_rows * TILE + 2, tile_cols * TILE + 2)
 }
 
-/// The convolution of `input` [batch, inputs, rows, cols] with transformed kernels
-/// [16][padded inputs][padded outputs], into [batch, outputs, rows, cols].
+/// The convolution of `input` [batch, rows, cols, inputs] with transformed kernels
+/// [16][padded inputs][padded outputs], into [batch, rows, cols, outputs].
 fn convolve(shape: &ConvShape, input: &[f32], kernels: &[f32]) -> Vec<f32> {
     let (inputs, outputs, positions) = (shape.inputs, shape.outputs, shape.positions());
     let (padded_inputs, padded_outputs) = (padded(inputs), padded(outputs));
@@ -425,29 +423,28 @@ fn convolve(shape: &ConvShape, input: &[f32], kernels: &[f32]) -> Vec<f32> {
                         ),
                     );
                 }
-                let channels_last = grown(
-                    &mut scratch.channels_last,
-                    block_images * positions * padded_outputs,
-                );
-                transform_outputs(shape, products, padded_outputs, channels_last);
-                for (image, out) in channels_last
-                    .chunks_exact(positions * padded_outputs)
-                    .zip(out.chunks_exact_mut(positions * outputs))
-                {
-                    to_channels_first(image, (outputs, padded_outputs), positions, out);
+                if padded_outputs == outputs {
+                    transform_outputs(shape, products, outputs, out);
+                } else {
+                    let padded_output = grown(
+                        &mut scratch.padded_output,
+                        block_images * positions * padded_outputs,
+                    );
+                    transform_outputs(shape, products, padded_outputs, padded_output);
+                    compact(padded_output, (outputs, padded_outputs), out, outputs);
                 }
             })
         });
     output
 }
 
-/// The forward convolution: `input` [batch, inputs, rows, cols], `weight`
-/// [outputs, inputs, 3, 3], output [batch, outputs, rows, cols].
+/// The forward convolution: `input` [batch, rows, cols, inputs], `weight`
+/// [outputs, inputs, 3, 3], output [batch, rows, cols, outputs].
 pub(super) fn forward(shape: &ConvShape, input: &[f32], weight: &[f32]) -> Vec<f32> {
     convolve(shape, input, &transformed_kernels(shape, weight, false))
 }
 
-/// The gradient of the input, [batch, inputs, rows, cols], from the output's: the
+/// The gradient of the input, [batch, rows, cols, inputs], from the output's: the
 /// convolution of the output gradient with each kernel rotated by 180 degrees, inputs and
 /// outputs swapped.
 pub(super) fn input_gradient(
@@ -615,6 +612,7 @@ mod tests {
             shape(3, 2, 5, 5, 7),
             shape(2, 3, 2, 1, 4),
             shape(4, 6, 3, 12, 14),
+            shape(9, 16, 32, 6, 6),
         ] {
             assert_matches_im2col(&board, 1);
         }
