@@ -49,6 +49,35 @@ impl ConvShape {
     }
 }
 
+/// A kernel [outputs, inputs, k, k] as a matrix [tap][input][output] (the right-hand side of
+/// an im2col GEMM), each row `row_len` values: the outputs then zeros. `flipped` gives the
+/// kernel of the input gradient's convolution instead: inputs and outputs swapped, each
+/// kernel rotated by 180 degrees.
+pub(super) fn tap_matrix(
+    shape: &ConvShape,
+    weight: &[f32],
+    flipped: bool,
+    row_len: usize,
+) -> Vec<f32> {
+    let taps = shape.taps();
+    assert_eq!(weight.len(), shape.outputs * shape.inputs * taps);
+    let inputs = if flipped { shape.outputs } else { shape.inputs };
+    let mut out = vec![0.0; taps * inputs * row_len];
+    for (o, kernels) in weight.chunks_exact(shape.inputs * taps).enumerate() {
+        for (i, kernel) in kernels.chunks_exact(taps).enumerate() {
+            for (tap, &value) in kernel.iter().enumerate() {
+                let at = if flipped {
+                    ((taps - 1 - tap) * inputs + o) * row_len + i
+                } else {
+                    (tap * inputs + i) * row_len + o
+                };
+                out[at] = value;
+            }
+        }
+    }
+    out
+}
+
 /// Copies of channels-last images, each inside a larger frame of zeros.
 #[derive(Default)]
 pub(super) struct Frames {

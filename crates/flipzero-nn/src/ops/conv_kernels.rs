@@ -11,7 +11,9 @@
 
 use rayon::prelude::*;
 
-use super::blocks::{self, ConvShape, Operand, Scratch, add_into, grown, matmul, with_scratch};
+use super::blocks::{
+    self, ConvShape, Operand, Scratch, add_into, grown, matmul, tap_matrix, with_scratch,
+};
 
 /// Positions of one block's GEMM.
 const BLOCK_ROWS: usize = 256;
@@ -60,28 +62,6 @@ fn unrolled<'a>(shape: &ConvShape, block: &'a [f32], scratch: &'a mut Scratch) -
     lhs
 }
 
-/// A kernel [outputs, inputs, k, k] as the GEMM's right-hand side: row `(tap, input)`,
-/// column `output`; `flipped` rotates each kernel by 180 degrees and swaps inputs and outputs
-/// (the kernel of the input gradient).
-fn gemm_weights(shape: &ConvShape, weight: &[f32], flipped: bool) -> Vec<f32> {
-    let taps = shape.taps();
-    let mut out = vec![0.0; weight.len()];
-    for o in 0..shape.outputs {
-        for i in 0..shape.inputs {
-            for tap in 0..taps {
-                let value = weight[(o * shape.inputs + i) * taps + tap];
-                let at = if flipped {
-                    ((taps - 1 - tap) * shape.outputs + o) * shape.inputs + i
-                } else {
-                    (tap * shape.inputs + i) * shape.outputs + o
-                };
-                out[at] = value;
-            }
-        }
-    }
-    out
-}
-
 /// The convolution of `input` [batch, rows, cols, inputs] with a `[k*k*inputs, outputs]`
 /// GEMM kernel, into [batch, rows, cols, outputs].
 fn convolve(shape: &ConvShape, input: &[f32], kernel: &[f32]) -> Vec<f32> {
@@ -113,7 +93,11 @@ fn convolve(shape: &ConvShape, input: &[f32], kernel: &[f32]) -> Vec<f32> {
 /// [outputs, inputs, k, k], output [batch, rows, cols, outputs].
 pub(super) fn forward(shape: &ConvShape, input: &[f32], weight: &[f32]) -> Vec<f32> {
     assert_eq!(weight.len(), shape.outputs * shape.inputs * shape.taps());
-    convolve(shape, input, &gemm_weights(shape, weight, false))
+    convolve(
+        shape,
+        input,
+        &tap_matrix(shape, weight, false, shape.outputs),
+    )
 }
 
 /// The gradient of the input, [batch, rows, cols, inputs], from the output's.
@@ -126,7 +110,7 @@ pub(super) fn input_gradient(
     convolve(
         &shape.transposed(),
         output_gradient,
-        &gemm_weights(shape, weight, true),
+        &tap_matrix(shape, weight, true, shape.inputs),
     )
 }
 

@@ -14,7 +14,9 @@ use std::ops::{Add, Mul, Neg, Sub};
 
 use rayon::prelude::*;
 
-use super::blocks::{self, ConvShape, Operand, add_into, compact, grown, matmul, with_scratch};
+use super::blocks::{
+    self, ConvShape, Operand, add_into, compact, grown, matmul, tap_matrix, with_scratch,
+};
 
 /// Output squares per tile side.
 const TILE: usize = 2;
@@ -198,44 +200,33 @@ fn images_per_block(shape: &ConvShape) -> usize {
 /// input gradient's convolution instead (inputs and outputs swapped, each kernel rotated by
 /// 180 degrees).
 fn transformed_kernels(shape: &ConvShape, weight: &[f32], transposed: bool) -> Vec<f32> {
-    assert!(shape.kernel == 3 && weight.len() == shape.outputs * shape.inputs * 9);
+    assert!(shape.kernel == 3);
     let (inputs, outputs) = if transposed {
         (shape.outputs, shape.inputs)
     } else {
         (shape.inputs, shape.outputs)
     };
+    let taps = tap_matrix(shape, weight, transposed, padded(outputs));
     let mut out = vec![0.0; POINTS * padded(inputs) * padded(outputs)];
-    transform_kernels(shape, weight, transposed, &mut out);
+    transform_kernels(&taps, inputs, &mut out);
     out
 }
 
 vectorised! {
-/// Transforms the kernels into `out` ([`transformed_kernels`]), 16 at a time: consecutive
-/// outputs of one input.
-fn transform_kernels(shape: &ConvShape, weight: &[f32], transposed: bool, out: &mut [f32]) {
-    let (inputs, outputs) = if transposed {
-        (shape.outputs, shape.inputs)
-    } else {
-        (shape.inputs, shape.outputs)
-    };
-    let (padded_inputs, padded_outputs) = (padded(inputs), padded(outputs));
-    // Tap (ky, kx) of the kernel from `input` to `output` of the convolution computed.
-    let tap = |output: usize, input: usize, ky: usize, kx: usize| {
-        if output >= outputs {
-            0.0
-        } else if transposed {
-            weight[(input * shape.inputs + output) * 9 + (2 - ky) * 3 + 2 - kx]
-        } else {
-            weight[(output * shape.inputs + input) * 9 + ky * 3 + kx]
-        }
-    };
+/// Transforms the kernels of `taps` ([tap][input][padded output]) into `out`
+/// ([`transformed_kernels`]), 16 outputs at a time.
+fn transform_kernels(taps: &[f32], inputs: usize, out: &mut [f32]) {
+    let padded_outputs = taps.len() / (9 * inputs);
+    let padded_inputs = out.len() / (POINTS * padded_outputs);
     for input in 0..inputs {
         for group in channel_groups(padded_outputs) {
-            let kernel: [[Lanes; 3]; 3] = std::array::from_fn(|ky| {
-                std::array::from_fn(|kx| {
-                    Lanes(std::array::from_fn(|lane| tap(group + lane, input, ky, kx)))
-                })
-            });
+            let mut kernel = [[Lanes::default(); 3]; 3];
+            for (ky, row) in kernel.iter_mut().enumerate() {
+                for (kx, value) in row.iter_mut().enumerate() {
+                    let tap = ky * 3 + kx;
+                    *value = Lanes::load(taps, (tap * inputs + input) * padded_outputs + group);
+                }
+            }
             let points = transform_2d(kernel, kernel_transform_1d);
             for (point, value) in points.iter().flatten().enumerate() {
                 value.store(out, (point * padded_inputs + input) * padded_outputs + group);
