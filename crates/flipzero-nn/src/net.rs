@@ -7,7 +7,7 @@ use burn::tensor::activation::relu;
 use burn::tensor::{Device, Tensor};
 use serde::{Deserialize, Serialize};
 
-use crate::ops::{self, batch_norm, same_convolution};
+use crate::ops::{self, conv_norm_relu};
 
 /// The shape of a network: its input, its tower and its heads.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -29,7 +29,8 @@ pub struct NetConfig {
     pub value_hidden: usize,
 }
 
-/// A 3x3 (or 1x1) convolution followed by batch normalisation.
+/// A 3x3 (or 1x1) convolution followed by batch normalisation (and, in the network, by a
+/// residual and relu).
 #[derive(Module, Debug)]
 pub struct ConvNorm {
     conv: Conv2d,
@@ -47,11 +48,23 @@ impl ConvNorm {
         }
     }
 
-    fn forward(&self, input: Tensor<4>, layout: Layout) -> Tensor<4> {
+    /// `relu(norm(conv(input)) + residual)`.
+    fn forward_relu(
+        &self,
+        input: Tensor<4>,
+        residual: Option<Tensor<4>>,
+        layout: Layout,
+    ) -> Tensor<4> {
         match layout {
-            Layout::ChannelsFirst => self.norm.forward(self.conv.forward(input)),
+            Layout::ChannelsFirst => {
+                let normalised = self.norm.forward(self.conv.forward(input));
+                relu(match residual {
+                    Some(residual) => normalised + residual,
+                    None => normalised,
+                })
+            }
             Layout::ChannelsLast => {
-                batch_norm(&self.norm, same_convolution(input, self.conv.weight.val()))
+                conv_norm_relu(input, self.conv.weight.val(), &self.norm, residual)
             }
         }
     }
@@ -77,8 +90,8 @@ pub struct ResidualBlock {
 
 impl ResidualBlock {
     fn forward(&self, input: Tensor<4>, layout: Layout) -> Tensor<4> {
-        let inner = relu(self.first.forward(input.clone(), layout));
-        relu(self.second.forward(inner, layout) + input)
+        let inner = self.first.forward_relu(input.clone(), None, layout);
+        self.second.forward_relu(inner, Some(input), layout)
     }
 }
 
@@ -148,12 +161,12 @@ impl PolicyValueNet {
             Layout::ChannelsFirst => (input, [0, 1, 2, 3]),
             Layout::ChannelsLast => (input.permute([0, 2, 3, 1]), [0, 3, 1, 2]),
         };
-        let mut x = relu(self.stem.forward(input, layout));
+        let mut x = self.stem.forward_relu(input, None, layout);
         for block in &self.tower {
             x = block.forward(x, layout);
         }
         let head = |conv: &ConvNorm, x: Tensor<4>| {
-            relu(conv.forward(x, layout))
+            conv.forward_relu(x, None, layout)
                 .permute(channels_first)
                 .reshape([batch as i64, -1])
         };

@@ -78,6 +78,48 @@ pub(super) fn tap_matrix(
     out
 }
 
+/// What a forward convolution does to each block's output while it is in the cache, in
+/// inference: the batch norm's per-channel scale and shift, a residual added, relu.
+#[derive(Clone, Copy)]
+pub(super) struct Epilogue<'a> {
+    pub(super) scale: &'a [f32],
+    pub(super) shift: &'a [f32],
+    /// Added after the norm, laid out as the output; empty for none.
+    pub(super) residual: &'a [f32],
+}
+
+impl Epilogue<'_> {
+    /// Applies to `out`, the output's values from `start`.
+    pub(super) fn apply(&self, out: &mut [f32], start: usize) {
+        let residual = match self.residual {
+            [] => &[][..],
+            all => &all[start..start + out.len()],
+        };
+        normalise_add_relu(out, residual, self.scale, self.shift);
+    }
+}
+
+vectorised! {
+/// `out = max(out * scale[channel] + shift[channel] + residual, 0)`, channels last (no
+/// residual when it is empty).
+fn normalise_add_relu(out: &mut [f32], residual: &[f32], scale: &[f32], shift: &[f32]) {
+    let channels = scale.len();
+    if residual.is_empty() {
+        for square in out.chunks_exact_mut(channels) {
+            for ((o, &scale), &shift) in square.iter_mut().zip(scale).zip(shift) {
+                *o = (*o * scale + shift).max(0.0);
+            }
+        }
+    } else {
+        for (square, residual) in out.chunks_exact_mut(channels).zip(residual.chunks_exact(channels)) {
+            for (((o, &scale), &shift), &r) in square.iter_mut().zip(scale).zip(shift).zip(residual) {
+                *o = (*o * scale + shift + r).max(0.0);
+            }
+        }
+    }
+}
+}
+
 /// Copies of channels-last images, each inside a larger frame of zeros.
 #[derive(Default)]
 pub(super) struct Frames {

@@ -16,7 +16,7 @@ use burn::tensor::Tensor;
 use burn::tensor::module::conv2d;
 use burn::tensor::ops::ConvOptions;
 
-use super::blocks::ConvShape;
+use super::blocks::{ConvShape, Epilogue};
 use super::{conv_kernels, winograd};
 use super::{flex_tensor, on_autodiff_flex, on_flex, values};
 
@@ -69,9 +69,13 @@ pub fn same_convolution(input: Tensor<4>, weight: Tensor<4>) -> Tensor<4> {
     .permute([0, 2, 3, 1])
 }
 
+/// A forward convolution of channels-last `input` with `weight`, each block of its output
+/// finished by the epilogue.
+type Forward = fn(&ConvShape, &[f32], &[f32], Option<&Epilogue>) -> Vec<f32>;
+
 /// A convolution's forward pass and gradients on f32 buffers.
-struct Kernels {
-    forward: fn(&ConvShape, &[f32], &[f32]) -> Vec<f32>,
+pub(super) struct Kernels {
+    pub(super) forward: Forward,
     input_gradient: fn(&ConvShape, &[f32], &[f32]) -> Vec<f32>,
     weight_gradient: fn(&ConvShape, &[f32], &[f32]) -> Vec<f32>,
 }
@@ -83,7 +87,7 @@ const WINOGRAD_MIN_BATCH: usize = 8;
 
 /// Winograd's F(2x2, 3x3) for 3x3 kernels (2.25 times fewer multiplications) on batches of
 /// some size, im2col GEMMs otherwise.
-fn kernels_for(shape: &ConvShape) -> Kernels {
+pub(super) fn kernels_for(shape: &ConvShape) -> Kernels {
     if shape.kernel == 3 && shape.batch >= WINOGRAD_MIN_BATCH {
         Kernels {
             forward: winograd::forward,
@@ -100,7 +104,7 @@ fn kernels_for(shape: &ConvShape) -> Kernels {
 }
 
 fn flex_forward(shape: &ConvShape, input: &FlexTensor, weight: &FlexTensor) -> FlexTensor {
-    let output = (kernels_for(shape).forward)(shape, &values(input), &values(weight));
+    let output = (kernels_for(shape).forward)(shape, &values(input), &values(weight), None);
     flex_tensor(output, [shape.batch, shape.rows, shape.cols, shape.outputs])
 }
 

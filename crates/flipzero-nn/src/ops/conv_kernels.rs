@@ -12,7 +12,7 @@
 use rayon::prelude::*;
 
 use super::blocks::{
-    self, ConvShape, Operand, Scratch, add_into, grown, matmul, tap_matrix, with_scratch,
+    self, ConvShape, Epilogue, Operand, Scratch, add_into, grown, matmul, tap_matrix, with_scratch,
 };
 
 /// Positions of one block's GEMM.
@@ -63,8 +63,13 @@ fn unrolled<'a>(shape: &ConvShape, block: &'a [f32], scratch: &'a mut Scratch) -
 }
 
 /// The convolution of `input` [batch, rows, cols, inputs] with a `[k*k*inputs, outputs]`
-/// GEMM kernel, into [batch, rows, cols, outputs].
-fn convolve(shape: &ConvShape, input: &[f32], kernel: &[f32]) -> Vec<f32> {
+/// GEMM kernel, into [batch, rows, cols, outputs], each block finished by `epilogue`.
+fn convolve(
+    shape: &ConvShape,
+    input: &[f32],
+    kernel: &[f32],
+    epilogue: Option<&Epilogue>,
+) -> Vec<f32> {
     let positions = shape.positions();
     assert_eq!(input.len(), shape.batch * shape.inputs * positions);
     let mut output = vec![0.0; shape.batch * shape.outputs * positions];
@@ -72,7 +77,8 @@ fn convolve(shape: &ConvShape, input: &[f32], kernel: &[f32]) -> Vec<f32> {
     input
         .par_chunks(images * shape.inputs * positions)
         .zip(output.par_chunks_mut(images * shape.outputs * positions))
-        .for_each(|(block, out)| {
+        .enumerate()
+        .for_each(|(index, (block, out))| {
             with_scratch(|scratch| {
                 let width = shape.taps() * shape.inputs;
                 let lhs = unrolled(shape, block, scratch);
@@ -84,20 +90,24 @@ fn convolve(shape: &ConvShape, input: &[f32], kernel: &[f32]) -> Vec<f32> {
                     Operand::rows(lhs, width),
                     Operand::rows(kernel, shape.outputs),
                 );
+                if let Some(epilogue) = epilogue {
+                    epilogue.apply(out, index * images * shape.outputs * positions);
+                }
             })
         });
     output
 }
 
 /// The forward convolution: `input` [batch, rows, cols, inputs], `weight`
-/// [outputs, inputs, k, k], output [batch, rows, cols, outputs].
-pub(super) fn forward(shape: &ConvShape, input: &[f32], weight: &[f32]) -> Vec<f32> {
-    assert_eq!(weight.len(), shape.outputs * shape.inputs * shape.taps());
-    convolve(
-        shape,
-        input,
-        &tap_matrix(shape, weight, false, shape.outputs),
-    )
+/// [outputs, inputs, k, k], output [batch, rows, cols, outputs], finished by `epilogue`.
+pub(super) fn forward(
+    shape: &ConvShape,
+    input: &[f32],
+    weight: &[f32],
+    epilogue: Option<&Epilogue>,
+) -> Vec<f32> {
+    let kernel = tap_matrix(shape, weight, false, shape.outputs);
+    convolve(shape, input, &kernel, epilogue)
 }
 
 /// The gradient of the input, [batch, rows, cols, inputs], from the output's.
@@ -106,12 +116,8 @@ pub(super) fn input_gradient(
     output_gradient: &[f32],
     weight: &[f32],
 ) -> Vec<f32> {
-    assert_eq!(weight.len(), shape.outputs * shape.inputs * shape.taps());
-    convolve(
-        &shape.transposed(),
-        output_gradient,
-        &tap_matrix(shape, weight, true, shape.inputs),
-    )
+    let kernel = tap_matrix(shape, weight, true, shape.inputs);
+    convolve(&shape.transposed(), output_gradient, &kernel, None)
 }
 
 /// The gradient of the weight, [outputs, inputs, k, k], from the input and the output's
@@ -235,7 +241,7 @@ mod tests {
             let input = values(shape.batch * shape.inputs * shape.positions(), 1);
             let weight = values(shape.outputs * shape.inputs * shape.taps(), 2);
             assert_close(
-                &forward(&shape, &input, &weight),
+                &forward(&shape, &input, &weight, None),
                 &reference(&shape, &input, &weight),
             );
         }

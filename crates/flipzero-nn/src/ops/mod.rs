@@ -46,6 +46,7 @@ macro_rules! vectorised {
 mod blocks;
 mod conv;
 mod conv_kernels;
+mod fused;
 mod norm;
 mod norm_kernels;
 #[cfg(test)]
@@ -53,6 +54,7 @@ pub(crate) mod testing;
 mod winograd;
 
 pub use conv::same_convolution;
+pub use fused::conv_norm_relu;
 pub use norm::batch_norm;
 
 use std::borrow::Cow;

@@ -15,7 +15,7 @@ use std::ops::{Add, Mul, Neg, Sub};
 use rayon::prelude::*;
 
 use super::blocks::{
-    self, ConvShape, Operand, add_into, compact, grown, matmul, tap_matrix, with_scratch,
+    self, ConvShape, Epilogue, Operand, add_into, compact, grown, matmul, tap_matrix, with_scratch,
 };
 
 /// Output squares per tile side.
@@ -370,8 +370,14 @@ fn input_frame(shape: &ConvShape) -> (usize, usize) {
 }
 
 /// The convolution of `input` [batch, rows, cols, inputs] with transformed kernels
-/// [16][padded inputs][padded outputs], into [batch, rows, cols, outputs].
-fn convolve(shape: &ConvShape, input: &[f32], kernels: &[f32]) -> Vec<f32> {
+/// [16][padded inputs][padded outputs], into [batch, rows, cols, outputs], each block
+/// finished by `epilogue`.
+fn convolve(
+    shape: &ConvShape,
+    input: &[f32],
+    kernels: &[f32],
+    epilogue: Option<&Epilogue>,
+) -> Vec<f32> {
     let (inputs, outputs, positions) = (shape.inputs, shape.outputs, shape.positions());
     let (padded_inputs, padded_outputs) = (padded(inputs), padded(outputs));
     assert_eq!(input.len(), shape.batch * inputs * positions);
@@ -381,7 +387,8 @@ fn convolve(shape: &ConvShape, input: &[f32], kernels: &[f32]) -> Vec<f32> {
     input
         .par_chunks(images * inputs * positions)
         .zip(output.par_chunks_mut(images * outputs * positions))
-        .for_each(|(block, out)| {
+        .enumerate()
+        .for_each(|(index, (block, out))| {
             with_scratch(|scratch| {
                 let block_images = block.len() / (inputs * positions);
                 let block_tiles = block_images * tile_rows * tile_cols;
@@ -424,15 +431,24 @@ fn convolve(shape: &ConvShape, input: &[f32], kernels: &[f32]) -> Vec<f32> {
                     transform_outputs(shape, products, padded_outputs, padded_output);
                     compact(padded_output, (outputs, padded_outputs), out, outputs);
                 }
+                if let Some(epilogue) = epilogue {
+                    epilogue.apply(out, index * images * outputs * positions);
+                }
             })
         });
     output
 }
 
 /// The forward convolution: `input` [batch, rows, cols, inputs], `weight`
-/// [outputs, inputs, 3, 3], output [batch, rows, cols, outputs].
-pub(super) fn forward(shape: &ConvShape, input: &[f32], weight: &[f32]) -> Vec<f32> {
-    convolve(shape, input, &transformed_kernels(shape, weight, false))
+/// [outputs, inputs, 3, 3], output [batch, rows, cols, outputs], finished by `epilogue`.
+pub(super) fn forward(
+    shape: &ConvShape,
+    input: &[f32],
+    weight: &[f32],
+    epilogue: Option<&Epilogue>,
+) -> Vec<f32> {
+    let kernels = transformed_kernels(shape, weight, false);
+    convolve(shape, input, &kernels, epilogue)
 }
 
 /// The gradient of the input, [batch, rows, cols, inputs], from the output's: the
@@ -444,7 +460,7 @@ pub(super) fn input_gradient(
     weight: &[f32],
 ) -> Vec<f32> {
     let kernels = transformed_kernels(shape, weight, true);
-    convolve(&shape.transposed(), output_gradient, &kernels)
+    convolve(&shape.transposed(), output_gradient, &kernels, None)
 }
 
 /// The gradient of the weight, [outputs, inputs, 3, 3], from the input and the output's
@@ -566,8 +582,8 @@ mod tests {
         let weight = values(shape.outputs * shape.inputs * 9, seed + 1);
         let probe = values(shape.batch * shape.outputs * shape.positions(), seed + 2);
         assert_close(
-            &forward(shape, &input, &weight),
-            &conv_kernels::forward(shape, &input, &weight),
+            &forward(shape, &input, &weight, None),
+            &conv_kernels::forward(shape, &input, &weight, None),
         );
         assert_close(
             &input_gradient(shape, &probe, &weight),
