@@ -128,7 +128,7 @@ mod tests {
         norm.beta = Param::from_tensor(vector(-1.0, 1.0));
         norm.running_mean.update(vector(-1.0, 1.0));
         norm.running_var.update(vector(0.5, 2.0));
-        for (batch, kernel) in [(3, 3), (9, 3), (4, 1), (10, 1)] {
+        for (batch, kernel) in [(1, 3), (3, 3), (9, 3), (1, 1), (10, 1)] {
             let input = random([batch, 6, 5, 4]);
             let weight = random([6, 4, kernel, kernel]);
             let residual = random([batch, 6, 5, 6]);
