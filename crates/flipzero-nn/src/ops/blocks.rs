@@ -61,18 +61,23 @@ pub(super) fn tap_matrix(
 ) -> Vec<f32> {
     let taps = shape.taps();
     assert_eq!(weight.len(), shape.outputs * shape.inputs * taps);
-    let inputs = if flipped { shape.outputs } else { shape.inputs };
+    let (inputs, outputs) = if flipped {
+        (shape.outputs, shape.inputs)
+    } else {
+        (shape.inputs, shape.outputs)
+    };
+    assert!(row_len >= outputs);
     let mut out = vec![0.0; taps * inputs * row_len];
-    for (o, kernels) in weight.chunks_exact(shape.inputs * taps).enumerate() {
-        for (i, kernel) in kernels.chunks_exact(taps).enumerate() {
-            for (tap, &value) in kernel.iter().enumerate() {
-                let at = if flipped {
-                    ((taps - 1 - tap) * inputs + o) * row_len + i
-                } else {
-                    (tap * inputs + i) * row_len + o
-                };
-                out[at] = value;
-            }
+    // Written in order: writes `inputs * row_len` values apart, as the weight's order gives,
+    // fall in the same few cache sets (8x8 boards at batch 1 spent 60% of their time here).
+    for (row_index, row) in out.chunks_exact_mut(row_len).enumerate() {
+        let (tap, input) = (row_index / inputs, row_index % inputs);
+        for (output, value) in row[..outputs].iter_mut().enumerate() {
+            *value = if flipped {
+                weight[(input * shape.inputs + output) * taps + taps - 1 - tap]
+            } else {
+                weight[(output * shape.inputs + input) * taps + tap]
+            };
         }
     }
     out
