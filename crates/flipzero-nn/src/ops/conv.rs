@@ -103,7 +103,11 @@ pub(super) fn kernels_for(shape: &ConvShape) -> Kernels {
     }
 }
 
-fn flex_forward(shape: &ConvShape, input: &FlexTensor, weight: &FlexTensor) -> FlexTensor {
+pub(super) fn flex_forward(
+    shape: &ConvShape,
+    input: &FlexTensor,
+    weight: &FlexTensor,
+) -> FlexTensor {
     let output = (kernels_for(shape).forward)(shape, &values(input), &values(weight), None);
     flex_tensor(output, [shape.batch, shape.rows, shape.cols, shape.outputs])
 }
@@ -124,22 +128,37 @@ impl Backward<Flex, 2> for SameConvolution {
     ) {
         let [input_node, weight_node] = ops.parents;
         let output_gradient = grads.consume::<Flex>(&ops.node);
-        let output_gradient = values(&output_gradient);
         let (input_state, weight_state, shape) = ops.state;
         let input = checkpointer.retrieve_node_output::<FlexTensor>(input_state);
         let weight = checkpointer.retrieve_node_output::<FlexTensor>(weight_state);
-        if let Some(node) = input_node {
-            let gradient =
-                (kernels_for(&shape).input_gradient)(&shape, &output_gradient, &values(&weight));
-            let dims = [shape.batch, shape.rows, shape.cols, shape.inputs];
-            grads.register::<Flex>(node.id, flex_tensor(gradient, dims));
-        }
-        if let Some(node) = weight_node {
-            let gradient =
-                (kernels_for(&shape).weight_gradient)(&shape, &values(&input), &output_gradient);
-            let dims = [shape.outputs, shape.inputs, shape.kernel, shape.kernel];
-            grads.register::<Flex>(node.id, flex_tensor(gradient, dims));
-        }
+        register_gradients(
+            &shape,
+            &values(&output_gradient),
+            (&input, &weight),
+            [input_node, weight_node].map(|node| node.map(|node| node.id)),
+            grads,
+        );
+    }
+}
+
+/// Registers the gradients of a convolution's input and weight (those with a tracked node)
+/// from its output's.
+pub(super) fn register_gradients(
+    shape: &ConvShape,
+    output_gradient: &[f32],
+    (input, weight): (&FlexTensor, &FlexTensor),
+    [input_node, weight_node]: [Option<NodeId>; 2],
+    grads: &mut Gradients,
+) {
+    if let Some(node) = input_node {
+        let gradient = (kernels_for(shape).input_gradient)(shape, output_gradient, &values(weight));
+        let dims = [shape.batch, shape.rows, shape.cols, shape.inputs];
+        grads.register::<Flex>(node, flex_tensor(gradient, dims));
+    }
+    if let Some(node) = weight_node {
+        let gradient = (kernels_for(shape).weight_gradient)(shape, &values(input), output_gradient);
+        let dims = [shape.outputs, shape.inputs, shape.kernel, shape.kernel];
+        grads.register::<Flex>(node, flex_tensor(gradient, dims));
     }
 }
 

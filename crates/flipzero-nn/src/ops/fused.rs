@@ -1,17 +1,28 @@
 //! A convolution, its batch norm, a residual and relu: every convolution of the network is
-//! followed by these. In inference on flex they run as one operation, the norm, the residual
-//! and relu applied to each block of the convolution's output while it is in the cache;
-//! elsewhere (training, other devices) as the separate operations.
+//! followed by these. On flex they run as one operation: in inference the norm, the residual
+//! and relu are applied to each block of the convolution's output while it is in the cache;
+//! in training one pass normalises, adds and rectifies, and one backward step takes the
+//! gradient back through all four (Burn's relu and addition cost two passes each way, with
+//! their buffers). Elsewhere they run as the separate operations.
 
-use burn::backend::Flex;
+use burn::backend::autodiff::NodeId;
+use burn::backend::autodiff::checkpoint::base::Checkpointer;
+use burn::backend::autodiff::checkpoint::strategy::NoCheckpointing;
+use burn::backend::autodiff::grads::Gradients;
+use burn::backend::autodiff::ops::{Backward, NodeGuard, Ops, OpsKind};
+use burn::backend::flex::FlexTensor;
+use burn::backend::tensor::FloatTensor;
+use burn::backend::{Autodiff, Flex};
 use burn::nn::BatchNorm;
 use burn::tensor::Tensor;
 use burn::tensor::activation::relu;
+use rayon::prelude::*;
 
 use super::blocks::{ConvShape, Epilogue};
-use super::conv::kernels_for;
-use super::norm_kernels::{inverse_deviations, scale_and_shift};
-use super::{batch_norm, flex_tensor, on_flex, same_convolution, values};
+use super::conv::{flex_forward, kernels_for, register_gradients};
+use super::norm::{trains, update_running_statistics};
+use super::norm_kernels::{self, NormShape, inverse_deviations, scale_and_shift};
+use super::{batch_norm, flex_tensor, on_autodiff_flex, on_flex, same_convolution, values};
 
 /// `relu(norm(conv(input)) + residual)` for channels-last `input` [batch, rows, cols,
 /// inputs], `weight` [outputs, inputs, k, k] and `residual` (when given) of the output's
@@ -22,8 +33,15 @@ pub fn conv_norm_relu(
     norm: &BatchNorm,
     residual: Option<Tensor<4>>,
 ) -> Tensor<4> {
-    if let Some(output) = fused_inference(&input, &weight, norm, residual.as_ref()) {
-        return output;
+    if let Some(shape) = fused_shape(&input, &weight, norm, residual.as_ref()) {
+        let fused = if trains(norm, &input.device()) {
+            fused_training(&shape, &input, &weight, norm, residual.as_ref())
+        } else {
+            fused_inference(&shape, &input, &weight, norm, residual.as_ref())
+        };
+        if let Some(output) = fused {
+            return output;
+        }
     }
     let normalised = batch_norm(norm, same_convolution(input, weight));
     relu(match residual {
@@ -32,26 +50,44 @@ pub fn conv_norm_relu(
     })
 }
 
-/// The fused operation when every tensor is on flex without autodiff (so the norm uses its
-/// running statistics), the shapes agree and none is empty.
+/// The convolution's shape when the tensors' shapes agree and none is empty.
+fn fused_shape(
+    input: &Tensor<4>,
+    weight: &Tensor<4>,
+    norm: &BatchNorm,
+    residual: Option<&Tensor<4>>,
+) -> Option<ConvShape> {
+    let [batch, rows, cols, inputs] = input.dims();
+    let [outputs, weight_inputs, kernel, kernel_cols] = weight.dims();
+    let fits = weight_inputs == inputs
+        && kernel == kernel_cols
+        && kernel % 2 == 1
+        && norm.gamma.dims() == [outputs]
+        && residual.is_none_or(|residual| residual.dims() == [batch, rows, cols, outputs])
+        && batch * rows * cols * inputs * outputs > 0;
+    fits.then_some(ConvShape {
+        batch,
+        inputs,
+        outputs,
+        rows,
+        cols,
+        kernel,
+    })
+}
+
+fn output_dims(shape: &ConvShape) -> [usize; 4] {
+    [shape.batch, shape.rows, shape.cols, shape.outputs]
+}
+
+/// The fused operation in inference (the norm's running statistics) when every tensor is on
+/// flex without autodiff.
 fn fused_inference(
+    shape: &ConvShape,
     input: &Tensor<4>,
     weight: &Tensor<4>,
     norm: &BatchNorm,
     residual: Option<&Tensor<4>>,
 ) -> Option<Tensor<4>> {
-    let [batch, rows, cols, inputs] = input.dims();
-    let [outputs, weight_inputs, kernel, kernel_cols] = weight.dims();
-    let output_dims = [batch, rows, cols, outputs];
-    let fits = weight_inputs == inputs
-        && kernel == kernel_cols
-        && kernel % 2 == 1
-        && norm.gamma.dims() == [outputs]
-        && residual.is_none_or(|residual| residual.dims() == output_dims)
-        && batch * rows * cols * inputs * outputs > 0;
-    if !fits {
-        return None;
-    }
     let (x, w) = (on_flex(input)?, on_flex(weight)?);
     let (gamma, beta) = (on_flex(&norm.gamma.val())?, on_flex(&norm.beta.val())?);
     let mean = on_flex(&norm.running_mean.value())?;
@@ -73,19 +109,193 @@ fn fused_inference(
         shift: &shift,
         residual: residual.as_deref().unwrap_or_default(),
     };
-    let shape = ConvShape {
-        batch,
-        inputs,
-        outputs,
-        rows,
-        cols,
-        kernel,
-    };
-    let output = (kernels_for(&shape).forward)(&shape, &values(&x), &values(&w), Some(&epilogue));
+    let output = (kernels_for(shape).forward)(shape, &values(&x), &values(&w), Some(&epilogue));
     Some(Tensor::from_primitive::<Flex>(flex_tensor(
         output,
-        output_dims,
+        output_dims(shape),
     )))
+}
+
+/// The fused operation in training (batch statistics, running averages updated) when every
+/// tensor is on autodiff flex.
+fn fused_training(
+    shape: &ConvShape,
+    input: &Tensor<4>,
+    weight: &Tensor<4>,
+    norm: &BatchNorm,
+    residual: Option<&Tensor<4>>,
+) -> Option<Tensor<4>> {
+    let (x, w) = (on_autodiff_flex(input)?, on_autodiff_flex(weight)?);
+    let gamma = on_autodiff_flex(&norm.gamma.val())?;
+    let beta = on_autodiff_flex(&norm.beta.val())?;
+    let residual = match residual {
+        Some(residual) => Some(on_autodiff_flex(residual)?),
+        None => None,
+    };
+    let convolved = flex_forward(shape, x.primitive(), w.primitive());
+    let norm_shape = norm_shape(shape);
+    let (mean, variance) = norm_kernels::statistics(&norm_shape, &values(&convolved));
+    let inverse_deviation = inverse_deviations(&variance, norm.epsilon);
+    let gamma_values = values(gamma.primitive()).into_owned();
+    let (scale, shift) = scale_and_shift(
+        &mean,
+        &inverse_deviation,
+        &gamma_values,
+        &values(beta.primitive()),
+    );
+    let residual_values = residual
+        .as_ref()
+        .map(|residual| values(residual.primitive()));
+    let epilogue = Epilogue {
+        scale: &scale,
+        shift: &shift,
+        residual: residual_values.as_deref().unwrap_or_default(),
+    };
+    let mut output = values(&convolved).into_owned();
+    let image_len = norm_shape.channels * norm_shape.positions;
+    output
+        .par_chunks_mut(image_len)
+        .enumerate()
+        .for_each(|(image, out)| epilogue.apply(out, image * image_len));
+    drop(residual_values);
+    let output = flex_tensor(output, output_dims(shape));
+    let state = |input: NodeId, weight: NodeId| FusedState {
+        input,
+        weight,
+        gamma: gamma_values,
+        convolved,
+        output: output.clone(),
+        mean: mean.clone(),
+        inverse_deviation,
+        shape: *shape,
+    };
+    let parents = [x.node(), w.node(), gamma.node(), beta.node()];
+    let finished = match &residual {
+        Some(residual) => {
+            let [x_node, w_node, gamma_node, beta_node] = parents;
+            let parents = [x_node, w_node, gamma_node, beta_node, residual.node()];
+            finish(parents, (&x, &w), state, output.clone())
+        }
+        None => finish(parents, (&x, &w), state, output.clone()),
+    };
+    update_running_statistics(norm, mean, variance, &input.device());
+    Some(Tensor::from_primitive::<Autodiff<Flex>>(finished))
+}
+
+/// Registers the fused operation's output with its `parents` (input, weight, gamma, beta and
+/// the residual when there is one), keeping the input and the weight for the backward step.
+fn finish<const N: usize>(
+    parents: [NodeGuard; N],
+    (input, weight): (&FloatTensor<Autodiff<Flex>>, &FloatTensor<Autodiff<Flex>>),
+    state: impl FnOnce(NodeId, NodeId) -> FusedState,
+    output: FlexTensor,
+) -> FloatTensor<Autodiff<Flex>> {
+    match FusedTraining
+        .prepare::<NoCheckpointing>(parents)
+        .compute_bound()
+        .stateful()
+    {
+        OpsKind::Tracked(mut prep) => {
+            let state = state(prep.checkpoint(input), prep.checkpoint(weight));
+            prep.finish(state, output)
+        }
+        OpsKind::UnTracked(prep) => prep.finish(output),
+    }
+}
+
+fn norm_shape(shape: &ConvShape) -> NormShape {
+    NormShape {
+        batch: shape.batch,
+        channels: shape.outputs,
+        positions: shape.positions(),
+    }
+}
+
+/// What the fused operation's backward step keeps.
+#[derive(Clone, Debug)]
+struct FusedState {
+    input: NodeId,
+    weight: NodeId,
+    gamma: Vec<f32>,
+    /// The convolution's output, which the norm normalised.
+    convolved: FlexTensor,
+    /// The operation's output (relu's gradient passes where it is positive).
+    output: FlexTensor,
+    mean: Vec<f32>,
+    inverse_deviation: Vec<f32>,
+    shape: ConvShape,
+}
+
+/// The fused operation's backward step: through relu, to the residual, through the norm
+/// (to gamma and beta) and through the convolution (to the input and the weight).
+#[derive(Debug)]
+struct FusedTraining;
+
+impl<const N: usize> Backward<Flex, N> for FusedTraining {
+    type State = FusedState;
+
+    fn backward(
+        self,
+        ops: Ops<Self::State, N>,
+        grads: &mut Gradients,
+        checkpointer: &mut Checkpointer,
+    ) {
+        let state = ops.state;
+        let parent = |index: usize| ops.parents.get(index).cloned().flatten().map(|n| n.id);
+        let output_gradient = grads.consume::<Flex>(&ops.node);
+        let rectified = flex_tensor(
+            relu_gradient(&values(&output_gradient), &values(&state.output)),
+            output_dims(&state.shape),
+        );
+        if let Some(residual) = parent(4) {
+            grads.register::<Flex>(residual, rectified.clone());
+        }
+        let (convolved_gradient, gamma_gradient, beta_gradient) = norm_kernels::gradients(
+            &norm_shape(&state.shape),
+            &values(&state.convolved),
+            &values(&rectified),
+            &state.mean,
+            &state.inverse_deviation,
+            &state.gamma,
+        );
+        let channels = [state.shape.outputs];
+        if let Some(gamma) = parent(2) {
+            grads.register::<Flex>(gamma, flex_tensor(gamma_gradient, channels));
+        }
+        if let Some(beta) = parent(3) {
+            grads.register::<Flex>(beta, flex_tensor(beta_gradient, channels));
+        }
+        let input = checkpointer.retrieve_node_output::<FlexTensor>(state.input);
+        let weight = checkpointer.retrieve_node_output::<FlexTensor>(state.weight);
+        register_gradients(
+            &state.shape,
+            &convolved_gradient,
+            (&input, &weight),
+            [parent(0), parent(1)],
+            grads,
+        );
+    }
+}
+
+/// `gradient` where `output` is positive, zero elsewhere.
+fn relu_gradient(gradient: &[f32], output: &[f32]) -> Vec<f32> {
+    const CHUNK: usize = 1 << 14;
+    let mut rectified = vec![0.0; gradient.len()];
+    rectified
+        .par_chunks_mut(CHUNK)
+        .zip(gradient.par_chunks(CHUNK))
+        .zip(output.par_chunks(CHUNK))
+        .for_each(|((out, gradient), output)| pass_where_positive(out, gradient, output));
+    rectified
+}
+
+vectorised! {
+/// `out = gradient` where `output` is positive, zero elsewhere.
+fn pass_where_positive(out: &mut [f32], gradient: &[f32], output: &[f32]) {
+    for ((o, &g), &y) in out.iter_mut().zip(gradient).zip(output) {
+        *o = if y > 0.0 { g } else { 0.0 };
+    }
+}
 }
 
 #[cfg(test)]
@@ -115,24 +325,33 @@ mod tests {
         })
     }
 
-    /// Inference with a norm whose parameters and statistics are not the defaults, with and
-    /// without a residual, at batches of the im2col and the Winograd kernels, 3x3 and 1x1.
-    #[test]
-    fn inference_matches_burns_operations() {
-        let device = Device::flex();
-        let random = |shape: [usize; 4]| Tensor::<4>::random(shape, Distribution::Default, &device);
-        let vector =
-            |low, high| Tensor::<1>::random([6], Distribution::Uniform(low, high), &device);
-        let mut norm = BatchNormConfig::new(6).init(&device);
+    /// A norm of 6 channels on `device` whose parameters and running statistics are not the
+    /// defaults.
+    fn norm(device: &Device) -> BatchNorm {
+        let vector = |low, high| Tensor::<1>::random([6], Distribution::Uniform(low, high), device);
+        let mut norm = BatchNormConfig::new(6).init(device);
         norm.gamma = Param::from_tensor(vector(0.5, 1.5));
         norm.beta = Param::from_tensor(vector(-1.0, 1.0));
         norm.running_mean.update(vector(-1.0, 1.0));
         norm.running_var.update(vector(0.5, 2.0));
-        for (batch, kernel) in [(1, 3), (3, 3), (9, 3), (1, 1), (10, 1)] {
+        norm
+    }
+
+    /// (batch, kernel) pairs that take the im2col and the Winograd convolutions, 3x3 and 1x1.
+    const CASES: [(usize, usize); 5] = [(1, 3), (3, 3), (9, 3), (1, 1), (10, 1)];
+
+    /// Inference, with and without a residual.
+    #[test]
+    fn inference_matches_burns_operations() {
+        let device = Device::flex();
+        let random = |shape: [usize; 4]| Tensor::<4>::random(shape, Distribution::Default, &device);
+        let norm = norm(&device);
+        for (batch, kernel) in CASES {
             let input = random([batch, 6, 5, 4]);
             let weight = random([6, 4, kernel, kernel]);
             let residual = random([batch, 6, 5, 6]);
-            assert!(fused_inference(&input, &weight, &norm, Some(&residual)).is_some());
+            let shape = fused_shape(&input, &weight, &norm, Some(&residual)).expect("a shape");
+            assert!(fused_inference(&shape, &input, &weight, &norm, Some(&residual)).is_some());
             close(
                 conv_norm_relu(input.clone(), weight.clone(), &norm, Some(residual.clone())),
                 burns(input.clone(), weight.clone(), &norm, Some(residual)),
@@ -141,6 +360,54 @@ mod tests {
                 conv_norm_relu(input.clone(), weight.clone(), &norm, None),
                 burns(input, weight, &norm, None),
             );
+        }
+    }
+
+    /// Training on autodiff flex, with and without a residual: the outputs, the running
+    /// statistics and the gradients of every input of a weighted sum of the output.
+    #[test]
+    fn training_matches_burns_operations() {
+        let device = Device::flex().autodiff();
+        let random = |shape: [usize; 4]| {
+            Tensor::<4>::random(shape, Distribution::Default, &device).require_grad()
+        };
+        for (batch, kernel) in CASES {
+            for with_residual in [true, false] {
+                let ours = norm(&device);
+                let theirs = ours.clone();
+                let input = random([batch, 6, 5, 4]);
+                let weight = random([6, 4, kernel, kernel]);
+                let residual = with_residual.then(|| random([batch, 6, 5, 6]));
+                let probe = Tensor::<4>::random([batch, 6, 5, 6], Distribution::Default, &device);
+                // The output, then the gradients of the input, the weight, the residual, gamma
+                // and beta.
+                let run = |norm: &BatchNorm, output: Tensor<4>| {
+                    let grads = (output.clone() * probe.clone()).sum().backward();
+                    let gradient = |tensor: Tensor<4>| tensor.grad(&grads).expect("a gradient");
+                    let mut tensors = vec![output.inner(), gradient(input.clone())];
+                    tensors.push(gradient(weight.clone()));
+                    tensors.extend(residual.clone().map(gradient));
+                    let gamma = norm.gamma.val().grad(&grads).expect("gamma");
+                    let beta = norm.beta.val().grad(&grads).expect("beta");
+                    (tensors, [gamma, beta])
+                };
+                let fused = run(
+                    &ours,
+                    conv_norm_relu(input.clone(), weight.clone(), &ours, residual.clone()),
+                );
+                let separate = run(
+                    &theirs,
+                    burns(input.clone(), weight.clone(), &theirs, residual.clone()),
+                );
+                for (fused, separate) in fused.0.into_iter().zip(separate.0) {
+                    close(fused, separate);
+                }
+                for (fused, separate) in fused.1.into_iter().zip(separate.1) {
+                    close(fused, separate);
+                }
+                close(ours.running_mean.value(), theirs.running_mean.value());
+                close(ours.running_var.value(), theirs.running_var.value());
+            }
         }
     }
 }

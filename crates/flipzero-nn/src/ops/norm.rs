@@ -11,7 +11,7 @@ use burn::backend::autodiff::grads::Gradients;
 use burn::backend::autodiff::ops::{Backward, Ops, OpsKind};
 use burn::backend::{Autodiff, flex::FlexTensor};
 use burn::nn::BatchNorm;
-use burn::tensor::{Tensor, TensorData};
+use burn::tensor::{Device, Tensor, TensorData};
 
 use super::norm_kernels::{self as kernels, NormShape};
 use super::{flex_tensor, on_autodiff_flex, on_flex, values};
@@ -35,7 +35,7 @@ pub fn batch_norm(norm: &BatchNorm, input: Tensor<4>) -> Tensor<4> {
         return burn_norm(norm, input);
     }
     let device = input.device();
-    if device.is_autodiff() && norm.training.is_enabled() {
+    if trains(norm, &device) {
         let (Some(x), Some(g), Some(b)) = (
             on_autodiff_flex(&input),
             on_autodiff_flex(&gamma),
@@ -74,19 +74,7 @@ pub fn batch_norm(norm: &BatchNorm, input: Tensor<4>) -> Tensor<4> {
             }
             OpsKind::UnTracked(prep) => prep.finish(normalised),
         };
-        // The running averages, as `BatchNorm::forward` keeps them.
-        let update = |running: &burn::module::RunningState<Tensor<1>>, batch_value: Vec<f32>| {
-            let batch_value =
-                Tensor::<1>::from_data(TensorData::new(batch_value, [channels]), &device);
-            let value = running
-                .value_sync()
-                .to_device(&device)
-                .mul_scalar(1.0 - norm.momentum)
-                .add(batch_value.mul_scalar(norm.momentum));
-            running.update(value.detach());
-        };
-        update(&norm.running_mean, mean);
-        update(&norm.running_var, variance);
+        update_running_statistics(norm, mean, variance, &device);
         return Tensor::from_primitive::<Autodiff<Flex>>(output);
     }
     let running_mean = norm.running_mean.value();
@@ -105,6 +93,34 @@ pub fn batch_norm(norm: &BatchNorm, input: Tensor<4>) -> Tensor<4> {
         return Tensor::from_primitive::<Flex>(flex_tensor(output, [batch, rows, cols, channels]));
     }
     burn_norm(norm, input)
+}
+
+/// Whether `norm` normalises with batch statistics on `device`, as `BatchNorm::forward` does:
+/// in training, on an autodiff device.
+pub(super) fn trains(norm: &BatchNorm, device: &Device) -> bool {
+    device.is_autodiff() && norm.training.is_enabled()
+}
+
+/// Moves `norm`'s running averages towards a batch's `mean` and `variance`, as
+/// `BatchNorm::forward` does.
+pub(super) fn update_running_statistics(
+    norm: &BatchNorm,
+    mean: Vec<f32>,
+    variance: Vec<f32>,
+    device: &Device,
+) {
+    let update = |running: &burn::module::RunningState<Tensor<1>>, batch_value: Vec<f32>| {
+        let channels = batch_value.len();
+        let batch_value = Tensor::<1>::from_data(TensorData::new(batch_value, [channels]), device);
+        let value = running
+            .value_sync()
+            .to_device(device)
+            .mul_scalar(1.0 - norm.momentum)
+            .add(batch_value.mul_scalar(norm.momentum));
+        running.update(value.detach());
+    };
+    update(&norm.running_mean, mean);
+    update(&norm.running_var, variance);
 }
 
 /// Burn's own normalisation of channels-last `input` (which takes channels first).
