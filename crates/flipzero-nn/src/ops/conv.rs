@@ -69,15 +69,35 @@ pub fn same_convolution(input: Tensor<4>, weight: Tensor<4>) -> Tensor<4> {
     .permute([0, 2, 3, 1])
 }
 
-/// A forward convolution of channels-last `input` with `weight`, each block of its output
-/// finished by the epilogue.
-type Forward = fn(&ConvShape, &[f32], &[f32], Option<&Epilogue>) -> Vec<f32>;
+/// A forward convolution of channels-last `input` with a prepared weight, each block of its
+/// output finished by the epilogue.
+type Convolve = fn(&ConvShape, &[f32], &[f32], Option<&Epilogue>) -> Vec<f32>;
 
 /// A convolution's forward pass and gradients on f32 buffers.
 pub(super) struct Kernels {
-    pub(super) forward: Forward,
+    /// What `prepare` makes of a weight.
+    pub(super) preparation: Preparation,
+    /// The weight as `convolve` takes it.
+    pub(super) prepare: fn(&ConvShape, &[f32]) -> Vec<f32>,
+    pub(super) convolve: Convolve,
     input_gradient: fn(&ConvShape, &[f32], &[f32]) -> Vec<f32>,
     weight_gradient: fn(&ConvShape, &[f32], &[f32]) -> Vec<f32>,
+}
+
+/// The forms a forward convolution takes its weight in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Preparation {
+    /// Rows (tap, input), columns outputs: im2col's GEMM.
+    TapMatrix,
+    /// Winograd's 16 transformed matrices.
+    Winograd,
+}
+
+impl Kernels {
+    /// The forward convolution of `input` with `weight` [outputs, inputs, k, k].
+    fn forward(&self, shape: &ConvShape, input: &[f32], weight: &[f32]) -> Vec<f32> {
+        (self.convolve)(shape, input, &(self.prepare)(shape, weight), None)
+    }
 }
 
 /// Batches from which 3x3 convolutions use Winograd's algorithm: below, transforming the
@@ -90,13 +110,17 @@ const WINOGRAD_MIN_BATCH: usize = 8;
 pub(super) fn kernels_for(shape: &ConvShape) -> Kernels {
     if shape.kernel == 3 && shape.batch >= WINOGRAD_MIN_BATCH {
         Kernels {
-            forward: winograd::forward,
+            preparation: Preparation::Winograd,
+            prepare: winograd::prepare,
+            convolve: winograd::convolve,
             input_gradient: winograd::input_gradient,
             weight_gradient: winograd::weight_gradient,
         }
     } else {
         Kernels {
-            forward: conv_kernels::forward,
+            preparation: Preparation::TapMatrix,
+            prepare: conv_kernels::prepare,
+            convolve: conv_kernels::convolve,
             input_gradient: conv_kernels::input_gradient,
             weight_gradient: conv_kernels::weight_gradient,
         }
@@ -108,7 +132,7 @@ pub(super) fn flex_forward(
     input: &FlexTensor,
     weight: &FlexTensor,
 ) -> FlexTensor {
-    let output = (kernels_for(shape).forward)(shape, &values(input), &values(weight), None);
+    let output = kernels_for(shape).forward(shape, &values(input), &values(weight));
     flex_tensor(output, [shape.batch, shape.rows, shape.cols, shape.outputs])
 }
 

@@ -64,7 +64,7 @@ fn unrolled<'a>(shape: &ConvShape, block: &'a [f32], scratch: &'a mut Scratch) -
 
 /// The convolution of `input` [batch, rows, cols, inputs] with a `[k*k*inputs, outputs]`
 /// GEMM kernel, into [batch, rows, cols, outputs], each block finished by `epilogue`.
-fn convolve(
+pub(super) fn convolve(
     shape: &ConvShape,
     input: &[f32],
     kernel: &[f32],
@@ -98,16 +98,9 @@ fn convolve(
     output
 }
 
-/// The forward convolution: `input` [batch, rows, cols, inputs], `weight`
-/// [outputs, inputs, k, k], output [batch, rows, cols, outputs], finished by `epilogue`.
-pub(super) fn forward(
-    shape: &ConvShape,
-    input: &[f32],
-    weight: &[f32],
-    epilogue: Option<&Epilogue>,
-) -> Vec<f32> {
-    let kernel = tap_matrix(shape, weight, false, shape.outputs);
-    convolve(shape, input, &kernel, epilogue)
+/// The forward convolution's GEMM kernel from `weight` [outputs, inputs, k, k].
+pub(super) fn prepare(shape: &ConvShape, weight: &[f32]) -> Vec<f32> {
+    tap_matrix(shape, weight, false, shape.outputs)
 }
 
 /// The gradient of the input, [batch, rows, cols, inputs], from the output's.
@@ -241,7 +234,7 @@ mod tests {
             let input = values(shape.batch * shape.inputs * shape.positions(), 1);
             let weight = values(shape.outputs * shape.inputs * shape.taps(), 2);
             assert_close(
-                &forward(&shape, &input, &weight, None),
+                &convolve(&shape, &input, &prepare(&shape, &weight), None),
                 &reference(&shape, &input, &weight),
             );
         }

@@ -22,6 +22,7 @@ use super::blocks::{ConvShape, Epilogue};
 use super::conv::{flex_forward, kernels_for, register_gradients};
 use super::norm::{trains, update_running_statistics};
 use super::norm_kernels::{self, NormShape, inverse_deviations, scale_and_shift};
+use super::prepared::prepared;
 use super::{batch_norm, flex_tensor, on_autodiff_flex, on_flex, same_convolution, values};
 
 /// `relu(norm(conv(input)) + residual)` for channels-last `input` [batch, rows, cols,
@@ -109,7 +110,9 @@ fn fused_inference(
         shift: &shift,
         residual: residual.as_deref().unwrap_or_default(),
     };
-    let output = (kernels_for(shape).forward)(shape, &values(&x), &values(&w), Some(&epilogue));
+    let kernels = kernels_for(shape);
+    let weight = prepared(&kernels, shape, &w);
+    let output = (kernels.convolve)(shape, &values(&x), &weight, Some(&epilogue));
     Some(Tensor::from_primitive::<Flex>(flex_tensor(
         output,
         output_dims(shape),
@@ -361,6 +364,24 @@ mod tests {
                 burns(input, weight, &norm, None),
             );
         }
+    }
+
+    /// A weight changed by an operation that flex may run in place: the next inference uses
+    /// its new values, not the kernels prepared from the old ones.
+    #[test]
+    fn inference_follows_a_changed_weight() {
+        let device = Device::flex();
+        let random = |shape: [usize; 4]| Tensor::<4>::random(shape, Distribution::Default, &device);
+        let norm = norm(&device);
+        let input = random([9, 6, 5, 4]);
+        let weight = random([6, 4, 3, 3]);
+        let before = conv_norm_relu(input.clone(), weight.clone(), &norm, None);
+        close(before, burns(input.clone(), weight.clone(), &norm, None));
+        let changed = weight.mul_scalar(-2.0);
+        close(
+            conv_norm_relu(input.clone(), changed.clone(), &norm, None),
+            burns(input, changed, &norm, None),
+        );
     }
 
     /// Training on autodiff flex, with and without a residual: the outputs, the running

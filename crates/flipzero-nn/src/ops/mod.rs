@@ -49,6 +49,7 @@ mod conv_kernels;
 mod fused;
 mod norm;
 mod norm_kernels;
+mod prepared;
 #[cfg(test)]
 pub(crate) mod testing;
 mod winograd;

@@ -372,7 +372,7 @@ fn input_frame(shape: &ConvShape) -> (usize, usize) {
 /// The convolution of `input` [batch, rows, cols, inputs] with transformed kernels
 /// [16][padded inputs][padded outputs], into [batch, rows, cols, outputs], each block
 /// finished by `epilogue`.
-fn convolve(
+pub(super) fn convolve(
     shape: &ConvShape,
     input: &[f32],
     kernels: &[f32],
@@ -439,16 +439,9 @@ fn convolve(
     output
 }
 
-/// The forward convolution: `input` [batch, rows, cols, inputs], `weight`
-/// [outputs, inputs, 3, 3], output [batch, rows, cols, outputs], finished by `epilogue`.
-pub(super) fn forward(
-    shape: &ConvShape,
-    input: &[f32],
-    weight: &[f32],
-    epilogue: Option<&Epilogue>,
-) -> Vec<f32> {
-    let kernels = transformed_kernels(shape, weight, false);
-    convolve(shape, input, &kernels, epilogue)
+/// The forward convolution's transformed kernels from `weight` [outputs, inputs, 3, 3].
+pub(super) fn prepare(shape: &ConvShape, weight: &[f32]) -> Vec<f32> {
+    transformed_kernels(shape, weight, false)
 }
 
 /// The gradient of the input, [batch, rows, cols, inputs], from the output's: the
@@ -582,8 +575,8 @@ mod tests {
         let weight = values(shape.outputs * shape.inputs * 9, seed + 1);
         let probe = values(shape.batch * shape.outputs * shape.positions(), seed + 2);
         assert_close(
-            &forward(shape, &input, &weight, None),
-            &conv_kernels::forward(shape, &input, &weight, None),
+            &convolve(shape, &input, &prepare(shape, &weight), None),
+            &conv_kernels::convolve(shape, &input, &conv_kernels::prepare(shape, &weight), None),
         );
         assert_close(
             &input_gradient(shape, &probe, &weight),
