@@ -100,15 +100,17 @@ impl Kernels {
     }
 }
 
-/// Batches from which 3x3 convolutions use Winograd's algorithm: below, transforming the
-/// kernels at every call costs more than the multiplications it saves (8x8 boards, 64
-/// channels, batch 1: 3.2 ms against 2.0 ms with im2col).
+/// Batches from which 3x3 convolutions use Winograd's algorithm when their kernels are
+/// transformed at every call: below, the transforms cost more than the multiplications they
+/// save (8x8 boards, 64 channels, batch 1: 3.2 ms against 2.0 ms with im2col).
 const WINOGRAD_MIN_BATCH: usize = 8;
 
-/// Winograd's F(2x2, 3x3) for 3x3 kernels (2.25 times fewer multiplications) on batches of
-/// some size, im2col GEMMs otherwise.
-pub(super) fn kernels_for(shape: &ConvShape) -> Kernels {
-    if shape.kernel == 3 && shape.batch >= WINOGRAD_MIN_BATCH {
+/// Winograd's F(2x2, 3x3) for 3x3 kernels (2.25 times fewer multiplications), at any batch
+/// when the forward kernels are `kept` from call to call ([`super::prepared`]: at batch 1,
+/// 8x8 boards, 1.5 times faster than im2col), at batches of some size otherwise; im2col
+/// GEMMs for the rest.
+pub(super) fn kernels_for(shape: &ConvShape, kept: bool) -> Kernels {
+    if shape.kernel == 3 && (kept || shape.batch >= WINOGRAD_MIN_BATCH) {
         Kernels {
             preparation: Preparation::Winograd,
             prepare: winograd::prepare,
@@ -132,7 +134,7 @@ pub(super) fn flex_forward(
     input: &FlexTensor,
     weight: &FlexTensor,
 ) -> FlexTensor {
-    let output = kernels_for(shape).forward(shape, &values(input), &values(weight));
+    let output = kernels_for(shape, false).forward(shape, &values(input), &values(weight));
     flex_tensor(output, [shape.batch, shape.rows, shape.cols, shape.outputs])
 }
 
@@ -175,12 +177,14 @@ pub(super) fn register_gradients(
     grads: &mut Gradients,
 ) {
     if let Some(node) = input_node {
-        let gradient = (kernels_for(shape).input_gradient)(shape, output_gradient, &values(weight));
+        let gradient =
+            (kernels_for(shape, false).input_gradient)(shape, output_gradient, &values(weight));
         let dims = [shape.batch, shape.rows, shape.cols, shape.inputs];
         grads.register::<Flex>(node, flex_tensor(gradient, dims));
     }
     if let Some(node) = weight_node {
-        let gradient = (kernels_for(shape).weight_gradient)(shape, &values(input), output_gradient);
+        let gradient =
+            (kernels_for(shape, false).weight_gradient)(shape, &values(input), output_gradient);
         let dims = [shape.outputs, shape.inputs, shape.kernel, shape.kernel];
         grads.register::<Flex>(node, flex_tensor(gradient, dims));
     }

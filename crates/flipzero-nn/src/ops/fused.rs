@@ -110,7 +110,7 @@ fn fused_inference(
         shift: &shift,
         residual: residual.as_deref().unwrap_or_default(),
     };
-    let kernels = kernels_for(shape);
+    let kernels = kernels_for(shape, true);
     let weight = prepared(&kernels, shape, &w);
     let output = (kernels.convolve)(shape, &values(&x), &weight, Some(&epilogue));
     Some(Tensor::from_primitive::<Flex>(flex_tensor(

@@ -76,7 +76,7 @@ mod tests {
         let weight = flex_tensor(values.clone(), [4, 3, 3, 3]);
         let twin = flex_tensor(values, [4, 3, 3, 3]);
         for batch in [1, 8] {
-            let kernels = kernels_for(&shape(batch));
+            let kernels = kernels_for(&shape(batch), false);
             let first = prepared(&kernels, &shape(batch), &weight);
             assert!(Arc::ptr_eq(
                 &first,
@@ -86,8 +86,8 @@ mod tests {
             assert!(!Arc::ptr_eq(&first, &other));
             assert_eq!(first, other);
         }
-        let im2col = prepared(&kernels_for(&shape(1)), &shape(1), &weight);
-        let winograd = prepared(&kernels_for(&shape(8)), &shape(8), &weight);
+        let im2col = prepared(&kernels_for(&shape(1), false), &shape(1), &weight);
+        let winograd = prepared(&kernels_for(&shape(1), true), &shape(1), &weight);
         assert_ne!(im2col.len(), winograd.len());
     }
 }
