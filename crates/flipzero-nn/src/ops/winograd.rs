@@ -265,8 +265,12 @@ fn load_square<const N: usize>(
 /// [point][channel].
 #[inline(always)]
 fn store_points(points: [[Lanes; PATCH]; PATCH], tile: &mut [f32], channels: usize, group: usize) {
-    for (point, value) in points.iter().flatten().enumerate() {
-        value.store(tile, point * channels + group);
+    // Nested loops of constant length, which the compiler unrolls into direct stores (over
+    // the flattened points it kept them on the stack and copied them in a loop).
+    for (i, row) in points.iter().enumerate() {
+        for (j, value) in row.iter().enumerate() {
+            value.store(tile, (i * PATCH + j) * channels + group);
+        }
     }
 }
 
