@@ -91,21 +91,24 @@ fn training(c: &mut Criterion) {
             let mut net = Some(config.init(&device).train());
             group.throughput(Throughput::Elements(batch as u64));
             group.bench_function(BenchmarkId::new(name, batch), |b| {
+                // On a thread of the pool, as `Trainer::train_step` runs its steps.
                 b.iter(|| {
-                    let current = net.take().expect("the network between steps");
-                    let output = current.forward(input.clone());
-                    let loss = (log_softmax(output.policy_logits, 1) * policy_target.clone())
-                        .sum_dim(1)
-                        .mean()
-                        .neg()
-                        - (log_softmax(output.wdl_logits, 1) * wdl_target.clone())
+                    flipzero_nn::ops::on_pool(|| {
+                        let current = net.take().expect("the network between steps");
+                        let output = current.forward(input.clone());
+                        let loss = (log_softmax(output.policy_logits, 1) * policy_target.clone())
                             .sum_dim(1)
                             .mean()
-                        + (output.score - score_target.clone())
-                            .powf_scalar(2.0)
-                            .mean();
-                    let gradients = GradientsParams::from_grads(loss.backward(), &current);
-                    net = Some(optimizer.step(1e-3, current, gradients));
+                            .neg()
+                            - (log_softmax(output.wdl_logits, 1) * wdl_target.clone())
+                                .sum_dim(1)
+                                .mean()
+                            + (output.score - score_target.clone())
+                                .powf_scalar(2.0)
+                                .mean();
+                        let gradients = GradientsParams::from_grads(loss.backward(), &current);
+                        net = Some(optimizer.step(1e-3, current, gradients));
+                    })
                 })
             });
         }

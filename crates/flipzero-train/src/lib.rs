@@ -296,6 +296,11 @@ impl Trainer {
     /// A sample whose position does not parse under the rules, or whose targets are out of
     /// range.
     pub fn train_step<W: Bitboard>(&mut self, samples: &[Sample]) -> Result<Losses, SampleError> {
+        // The network's kernels split their work over the rayon pool, best from its threads.
+        flipzero_nn::ops::on_pool(|| self.train_step_here::<W>(samples))
+    }
+
+    fn train_step_here<W: Bitboard>(&mut self, samples: &[Sample]) -> Result<Losses, SampleError> {
         let batch = self.batch::<W>(samples)?;
         let (total, losses) = self.losses(&self.net, batch);
         let gradients = GradientsParams::from_grads(total.backward(), &self.net);
