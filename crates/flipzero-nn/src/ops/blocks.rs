@@ -31,6 +31,28 @@ pub(super) struct ConvShape {
 }
 
 impl ConvShape {
+    /// The shape of the same convolution of a channels-last input [batch, rows, cols, inputs]
+    /// with a weight [outputs, inputs, k, k], when the weight is a square odd kernel over the
+    /// input's channels.
+    pub(super) fn of(input: [usize; 4], weight: [usize; 4]) -> Option<Self> {
+        let [batch, rows, cols, inputs] = input;
+        let [outputs, weight_inputs, kernel, kernel_cols] = weight;
+        let fits = weight_inputs == inputs && kernel == kernel_cols && kernel % 2 == 1;
+        fits.then_some(Self {
+            batch,
+            inputs,
+            outputs,
+            rows,
+            cols,
+            kernel,
+        })
+    }
+
+    /// Whether the convolution has no value to compute.
+    pub(super) fn is_empty(&self) -> bool {
+        self.batch * self.inputs * self.outputs * self.positions() == 0
+    }
+
     pub(super) fn positions(&self) -> usize {
         self.rows * self.cols
     }

@@ -24,21 +24,9 @@ use super::{flex_tensor, on_autodiff_flex, on_flex, values};
 /// padding with zeros so that the output, [batch, rows, cols, outputs], keeps the board's
 /// size.
 pub fn same_convolution(input: Tensor<4>, weight: Tensor<4>) -> Tensor<4> {
-    let [batch, rows, cols, inputs] = input.dims();
-    let [outputs, weight_inputs, kernel, kernel_cols] = weight.dims();
-    assert!(
-        weight_inputs == inputs && kernel == kernel_cols && kernel % 2 == 1,
-        "a same convolution needs a square odd kernel over the input's channels"
-    );
-    let shape = ConvShape {
-        batch,
-        inputs,
-        outputs,
-        rows,
-        cols,
-        kernel,
-    };
-    let empty = batch * inputs * outputs * rows * cols == 0;
+    let shape = ConvShape::of(input.dims(), weight.dims())
+        .expect("a same convolution needs a square odd kernel over the input's channels");
+    let empty = shape.is_empty();
     if let (false, Some(x), Some(w)) = (empty, on_flex(&input), on_flex(&weight)) {
         return Tensor::from_primitive::<Flex>(flex_forward(&shape, &x, &w));
     }
@@ -59,7 +47,7 @@ pub fn same_convolution(input: Tensor<4>, weight: Tensor<4>) -> Tensor<4> {
         };
         return Tensor::from_primitive::<Autodiff<Flex>>(output);
     }
-    let padding = kernel / 2;
+    let padding = shape.kernel / 2;
     conv2d(
         input.permute([0, 3, 1, 2]),
         weight,

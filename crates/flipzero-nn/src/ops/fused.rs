@@ -58,22 +58,11 @@ fn fused_shape(
     norm: &BatchNorm,
     residual: Option<&Tensor<4>>,
 ) -> Option<ConvShape> {
-    let [batch, rows, cols, inputs] = input.dims();
-    let [outputs, weight_inputs, kernel, kernel_cols] = weight.dims();
-    let fits = weight_inputs == inputs
-        && kernel == kernel_cols
-        && kernel % 2 == 1
-        && norm.gamma.dims() == [outputs]
-        && residual.is_none_or(|residual| residual.dims() == [batch, rows, cols, outputs])
-        && batch * rows * cols * inputs * outputs > 0;
-    fits.then_some(ConvShape {
-        batch,
-        inputs,
-        outputs,
-        rows,
-        cols,
-        kernel,
-    })
+    let shape = ConvShape::of(input.dims(), weight.dims())?;
+    let fits = norm.gamma.dims() == [shape.outputs]
+        && residual.is_none_or(|residual| residual.dims() == output_dims(&shape))
+        && !shape.is_empty();
+    fits.then_some(shape)
 }
 
 fn output_dims(shape: &ConvShape) -> [usize; 4] {
