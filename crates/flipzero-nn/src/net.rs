@@ -81,6 +81,24 @@ enum Layout {
     ChannelsLast,
 }
 
+impl Layout {
+    /// A channels-first tensor laid out this way.
+    fn arrange(self, tensor: Tensor<4>) -> Tensor<4> {
+        match self {
+            Self::ChannelsFirst => tensor,
+            Self::ChannelsLast => tensor.permute([0, 2, 3, 1]),
+        }
+    }
+
+    /// A tensor laid out this way, channels first.
+    fn channels_first(self, tensor: Tensor<4>) -> Tensor<4> {
+        match self {
+            Self::ChannelsFirst => tensor,
+            Self::ChannelsLast => tensor.permute([0, 3, 1, 2]),
+        }
+    }
+}
+
 /// Two convolutions with a skip connection.
 #[derive(Module, Debug)]
 pub struct ResidualBlock {
@@ -156,18 +174,14 @@ impl PolicyValueNet {
     /// [`Self::forward`] with the tower's activations in `layout`.
     fn forward_in(&self, input: Tensor<4>, layout: Layout) -> NetOutput {
         let [batch, _, _, _] = input.dims();
-        // The heads' linear layers read their convolutions' outputs channels first.
-        let (input, channels_first) = match layout {
-            Layout::ChannelsFirst => (input, [0, 1, 2, 3]),
-            Layout::ChannelsLast => (input.permute([0, 2, 3, 1]), [0, 3, 1, 2]),
-        };
-        let mut x = self.stem.forward_relu(input, None, layout);
+        let mut x = self.stem.forward_relu(layout.arrange(input), None, layout);
         for block in &self.tower {
             x = block.forward(x, layout);
         }
+        // The heads' linear layers read their convolutions' outputs channels first.
         let head = |conv: &ConvNorm, x: Tensor<4>| {
-            conv.forward_relu(x, None, layout)
-                .permute(channels_first)
+            layout
+                .channels_first(conv.forward_relu(x, None, layout))
                 .reshape([batch as i64, -1])
         };
         let policy = head(&self.policy_conv, x.clone());
