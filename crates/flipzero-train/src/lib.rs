@@ -297,7 +297,12 @@ impl Trainer {
     /// range.
     pub fn train_step<W: Bitboard>(&mut self, samples: &[Sample]) -> Result<Losses, SampleError> {
         // The network's kernels split their work over the rayon pool, best from its threads.
-        flipzero_nn::ops::on_pool(|| self.train_step_here::<W>(samples))
+        let losses = flipzero_nn::ops::on_pool(|| self.train_step_here::<W>(samples));
+        // Batch norms keep each thread's update of their running statistics apart until they
+        // are merged, and the pool may run the next step on another thread, which would read
+        // stale statistics; `valid` merges them (its copy of the network is dropped).
+        let _ = self.net.valid();
+        losses
     }
 
     fn train_step_here<W: Bitboard>(&mut self, samples: &[Sample]) -> Result<Losses, SampleError> {

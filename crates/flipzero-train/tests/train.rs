@@ -168,6 +168,46 @@ fn a_saved_trainer_resumes_with_its_step_and_optimizer_state() {
     std::fs::remove_dir_all(&directory).unwrap();
 }
 
+/// Burn's batch norms keep their running statistics per thread until they are merged, and a
+/// training step runs on whichever thread of the pool is free: steps alternating between two
+/// threads must leave the statistics (and so the inference outputs) of steps on one thread.
+#[test]
+fn running_statistics_do_not_depend_on_the_threads_that_run_the_steps() {
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    let samples: Vec<Sample> = self_play_samples(&rules, 2, 8, 2)
+        .into_iter()
+        .take(32)
+        .collect();
+    let train = TrainConfig {
+        augment: false,
+        ..TrainConfig::default()
+    };
+    let device = Device::flex();
+    let directory = std::env::temp_dir().join(format!("flipzero-threads-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    let path = directory.join("start.ckpt");
+    Trainer::new(&rules, &tiny_net(&rules, 8), train.clone(), &device)
+        .save(&path)
+        .unwrap();
+    let threads: Vec<rayon::ThreadPool> = (0..2)
+        .map(|_| rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap())
+        .collect();
+    let losses_after_steps_on = |pools: [usize; 4]| {
+        let mut trainer = Trainer::load(&path, train.clone(), &device).unwrap();
+        for pool in pools {
+            threads[pool].install(|| trainer.train_step::<u64>(&samples).unwrap());
+        }
+        threads[0].install(|| trainer.evaluate::<u64>(&samples).unwrap())
+    };
+    let one_thread = losses_after_steps_on([0, 0, 0, 0]);
+    let alternating = losses_after_steps_on([0, 1, 0, 1]);
+    assert!(
+        (one_thread.total - alternating.total).abs() < 1e-6,
+        "{one_thread:?} vs {alternating:?}"
+    );
+    std::fs::remove_dir_all(&directory).unwrap();
+}
+
 #[test]
 fn the_learning_rate_warms_up_then_decays_along_a_cosine() {
     let config = TrainConfig {
