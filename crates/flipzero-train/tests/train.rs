@@ -190,7 +190,12 @@ fn running_statistics_do_not_depend_on_the_threads_that_run_the_steps() {
         .save(&path)
         .unwrap();
     let threads: Vec<rayon::ThreadPool> = (0..2)
-        .map(|_| rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap())
+        .map(|_| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .build()
+                .unwrap()
+        })
         .collect();
     let losses_after_steps_on = |pools: [usize; 4]| {
         let mut trainer = Trainer::load(&path, train.clone(), &device).unwrap();

@@ -127,24 +127,33 @@ impl Epilogue<'_> {
 }
 
 vectorised! {
-/// `out = max(out * scale[channel] + shift[channel] + residual, 0)`, channels last (no
+/// `out = relu(out * scale[channel] + shift[channel] + residual)`, channels last (no
 /// residual when it is empty).
 fn normalise_add_relu(out: &mut [f32], residual: &[f32], scale: &[f32], shift: &[f32]) {
     let channels = scale.len();
     if residual.is_empty() {
         for square in out.chunks_exact_mut(channels) {
             for ((o, &scale), &shift) in square.iter_mut().zip(scale).zip(shift) {
-                *o = (*o * scale + shift).max(0.0);
+                *o = relu(*o * scale + shift);
             }
         }
     } else {
-        for (square, residual) in out.chunks_exact_mut(channels).zip(residual.chunks_exact(channels)) {
-            for (((o, &scale), &shift), &r) in square.iter_mut().zip(scale).zip(shift).zip(residual) {
-                *o = (*o * scale + shift + r).max(0.0);
+        let squares = out.chunks_exact_mut(channels);
+        for (square, residual) in squares.zip(residual.chunks_exact(channels)) {
+            let parameters = scale.iter().zip(shift);
+            for ((o, (&scale, &shift)), &r) in square.iter_mut().zip(parameters).zip(residual) {
+                *o = relu(*o * scale + shift + r);
             }
         }
     }
 }
+}
+
+/// `value` where it is not negative, zero where it is; NaN stays NaN (as in flex's relu and
+/// PyTorch's: `f32::max` would turn it into 0 and hide a diverged network).
+#[inline(always)]
+pub(super) fn relu(value: f32) -> f32 {
+    if value < 0.0 { 0.0 } else { value }
 }
 
 /// Copies of channels-last images, each inside a larger frame of zeros.

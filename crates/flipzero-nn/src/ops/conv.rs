@@ -2,7 +2,8 @@
 //! bias, square odd kernels.
 //!
 //! On flex they run our kernels (forward and both gradients): Winograd's for 3x3 kernels at
-//! batches of 8 and more, block im2col GEMMs otherwise; elsewhere (and for empty tensors)
+//! batches of 8 and more (at every batch in the fused inference of `fused`, which keeps the
+//! transformed kernels), block im2col GEMMs otherwise; elsewhere (and for empty tensors)
 //! Burn's own `conv2d` between two permutations.
 
 use burn::backend::autodiff::NodeId;

@@ -269,7 +269,7 @@ impl<const N: usize> Backward<Flex, N> for FusedTraining {
     }
 }
 
-/// `gradient` where `output` is positive, zero elsewhere.
+/// `gradient` where `output` is positive (or NaN, as flex's relu passes it), zero elsewhere.
 fn relu_gradient(gradient: &[f32], output: &[f32]) -> Vec<f32> {
     const CHUNK: usize = 1 << 14;
     let mut rectified = vec![0.0; gradient.len()];
@@ -282,23 +282,21 @@ fn relu_gradient(gradient: &[f32], output: &[f32]) -> Vec<f32> {
 }
 
 vectorised! {
-/// `out = gradient` where `output` is positive, zero elsewhere.
+/// `out = gradient` where `output` is positive or NaN, zero elsewhere.
 fn pass_where_positive(out: &mut [f32], gradient: &[f32], output: &[f32]) {
     for ((o, &g), &y) in out.iter_mut().zip(gradient).zip(output) {
-        *o = if y > 0.0 { g } else { 0.0 };
+        *o = if y <= 0.0 { 0.0 } else { g };
     }
 }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::assert_tensors_close as close;
+    use super::super::testing::{assert_tensors_close as close, test_norm};
     use super::*;
-    use burn::module::Param;
-    use burn::nn::BatchNormConfig;
     use burn::tensor::module::conv2d;
     use burn::tensor::ops::ConvOptions;
-    use burn::tensor::{Device, Distribution};
+    use burn::tensor::{Device, Distribution, TensorData};
 
     /// Burn's own operations, channels first, on channels-last tensors.
     fn burns(
@@ -317,19 +315,12 @@ mod tests {
         })
     }
 
-    /// A norm of 6 channels on `device` whose parameters and running statistics are not the
-    /// defaults.
     fn norm(device: &Device) -> BatchNorm {
-        let vector = |low, high| Tensor::<1>::random([6], Distribution::Uniform(low, high), device);
-        let mut norm = BatchNormConfig::new(6).init(device);
-        norm.gamma = Param::from_tensor(vector(0.5, 1.5));
-        norm.beta = Param::from_tensor(vector(-1.0, 1.0));
-        norm.running_mean.update(vector(-1.0, 1.0));
-        norm.running_var.update(vector(0.5, 2.0));
-        norm
+        test_norm(6, device, 5)
     }
 
-    /// (batch, kernel) pairs that take the im2col and the Winograd convolutions, 3x3 and 1x1.
+    /// (batch, kernel) pairs: 3x3 under and over batch 8 (im2col and Winograd in training,
+    /// Winograd at every batch in inference) and 1x1 (im2col).
     const CASES: [(usize, usize); 5] = [(1, 3), (3, 3), (9, 3), (1, 1), (10, 1)];
 
     /// Inference, with and without a residual.
@@ -353,6 +344,60 @@ mod tests {
                 burns(input, weight, &norm, None),
             );
         }
+    }
+
+    /// A NaN in the input stays NaN through the fused relu and its gradient, as through
+    /// flex's own relu: a diverged network shows as NaN, not as zeros.
+    #[test]
+    fn nan_passes_through_as_through_burns_relu() {
+        for device in [Device::flex(), Device::flex().autodiff()] {
+            let mut values = vec![0.5f32; 2 * 6 * 5 * 4];
+            values[7] = f32::NAN;
+            let input = Tensor::<4>::from_data(TensorData::new(values, [2, 6, 5, 4]), &device);
+            let input = if device.is_autodiff() {
+                input.require_grad()
+            } else {
+                input
+            };
+            let weight = Tensor::<4>::random([6, 4, 3, 3], Distribution::Default, &device);
+            let norm = norm(&device);
+            let nans = |tensor: Tensor<4>| -> Vec<bool> {
+                let data = tensor.into_data();
+                let values = data.as_slice::<f32>().expect("f32 values");
+                values.iter().map(|value| value.is_nan()).collect()
+            };
+            let fused = conv_norm_relu(input.clone(), weight.clone(), &norm, None);
+            let separate = burns(input.clone(), weight, &norm, None);
+            let expected = nans(separate.clone());
+            assert!(expected.iter().any(|&nan| nan));
+            assert_eq!(nans(fused.clone()), expected);
+            if device.is_autodiff() {
+                let gradient =
+                    |output: Tensor<4>| input.grad(&output.sum().backward()).expect("a gradient");
+                assert_eq!(nans(gradient(fused)), nans(gradient(separate)));
+            }
+        }
+    }
+
+    /// relu's gradient against Burn's on outputs that are NaN, negative, zero and positive.
+    #[test]
+    fn relu_gradient_matches_burns() {
+        let device = Device::flex().autodiff();
+        let values = vec![f32::NAN, -1.0, 0.0, 2.0];
+        let input =
+            Tensor::<1>::from_data(TensorData::new(values.clone(), [4]), &device).require_grad();
+        let burns = input
+            .grad(&relu(input.clone()).sum().backward())
+            .expect("a gradient")
+            .into_data();
+        let outputs: Vec<f32> = values
+            .iter()
+            .map(|&v| super::super::blocks::relu(v))
+            .collect();
+        assert_eq!(
+            relu_gradient(&[1.0; 4], &outputs),
+            burns.as_slice::<f32>().expect("f32 values")
+        );
     }
 
     /// A weight changed by an operation that flex may run in place: the next inference uses
@@ -384,11 +429,13 @@ mod tests {
         for (batch, kernel) in CASES {
             for with_residual in [true, false] {
                 let ours = norm(&device);
-                let theirs = ours.clone();
+                let theirs = norm(&device);
                 let input = random([batch, 6, 5, 4]);
                 let weight = random([6, 4, kernel, kernel]);
                 let residual = with_residual.then(|| random([batch, 6, 5, 6]));
                 let probe = Tensor::<4>::random([batch, 6, 5, 6], Distribution::Default, &device);
+                // The fused training operation applies (a fallback would pass too).
+                assert!(trains(&ours, &device) && on_autodiff_flex(&input).is_some());
                 // The output, then the gradients of the input, the weight, the residual, gamma
                 // and beta.
                 let run = |norm: &BatchNorm, output: Tensor<4>| {
@@ -415,8 +462,14 @@ mod tests {
                 for (fused, separate) in fused.1.into_iter().zip(separate.1) {
                     close(fused, separate);
                 }
-                close(ours.running_mean.value(), theirs.running_mean.value());
-                close(ours.running_var.value(), theirs.running_var.value());
+                close(
+                    ours.running_mean.value_sync(),
+                    theirs.running_mean.value_sync(),
+                );
+                close(
+                    ours.running_var.value_sync(),
+                    theirs.running_var.value_sync(),
+                );
             }
         }
     }

@@ -1,7 +1,7 @@
 //! Batch normalisation of the network's channels-last [batch, rows, cols, channels]
-//! activations, with the same behaviour as Burn's `BatchNorm::forward` (batch statistics and running averages in
-//! training on an autodiff device, running statistics otherwise), run by the one-pass kernels
-//! of [`kernels`] on flex.
+//! activations, with the same behaviour as Burn's `BatchNorm::forward` (batch statistics and
+//! running averages in training on an autodiff device, running statistics otherwise), run by
+//! the one-pass kernels of [`kernels`] on flex.
 
 use burn::backend::Flex;
 use burn::backend::autodiff::NodeId;
@@ -185,21 +185,12 @@ impl Backward<Flex, 3> for TrainingNorm {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::assert_tensors_close as close;
+    use super::super::testing::{assert_tensors_close as close, test_norm};
     use super::*;
-    use burn::module::Param;
-    use burn::nn::BatchNormConfig;
-    use burn::tensor::{Device, Distribution};
+    use burn::tensor::Distribution;
 
-    /// A norm on `device` whose gamma, beta and running statistics are not the defaults.
     fn norm(device: &Device) -> BatchNorm {
-        let random = |low, high| Tensor::<1>::random([5], Distribution::Uniform(low, high), device);
-        let mut norm = BatchNormConfig::new(5).init(device);
-        norm.gamma = Param::from_tensor(random(0.5, 1.5));
-        norm.beta = Param::from_tensor(random(-1.0, 1.0));
-        norm.running_mean.update(random(-1.0, 1.0));
-        norm.running_var.update(random(0.5, 2.0));
-        norm
+        test_norm(5, device, 11)
     }
 
     /// Inference with running statistics, against Burn's `BatchNorm::forward`.
@@ -217,7 +208,7 @@ mod tests {
     fn training_matches_burn() {
         let device = Device::flex().autodiff();
         let ours = norm(&device);
-        let burns = ours.clone();
+        let burns = norm(&device);
         let input = Tensor::<4>::random([7, 6, 6, 5], Distribution::Normal(1.0, 2.0), &device)
             .require_grad();
         let probe = Tensor::<4>::random([7, 6, 6, 5], Distribution::Default, &device);
@@ -238,7 +229,13 @@ mod tests {
         close(input_grad, expected_input);
         close(gamma_grad, expected_gamma);
         close(beta_grad, expected_beta);
-        close(ours.running_mean.value(), burns.running_mean.value());
-        close(ours.running_var.value(), burns.running_var.value());
+        close(
+            ours.running_mean.value_sync(),
+            burns.running_mean.value_sync(),
+        );
+        close(
+            ours.running_var.value_sync(),
+            burns.running_var.value_sync(),
+        );
     }
 }

@@ -27,7 +27,8 @@ struct Entry {
 
 static PREPARED: Mutex<VecDeque<Entry>> = Mutex::new(VecDeque::new());
 
-/// `kernels`' preparation of `weight`, made once per weight tensor.
+/// `kernels`' preparation of `weight`, made once per weight (its data, layout and form) while
+/// its entry is kept.
 pub(super) fn prepared(kernels: &Kernels, shape: &ConvShape, weight: &FlexTensor) -> Arc<Vec<f32>> {
     let data = weight.data_arc();
     let is_this = |entry: &Entry| {
