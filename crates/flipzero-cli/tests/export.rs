@@ -162,11 +162,17 @@ fn bad_export_requests_are_refused_by_name() {
 
 /// A virtual environment with the checking clients, made once per target directory.
 fn python_with_clients() -> PathBuf {
-    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("export-check-venv");
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let venv = tmp.join("export-check-venv");
     let python = venv.join("bin/python");
     let requirements = repository().join("scripts/export-check-requirements.txt");
     let stamp = venv.join("installed-requirements.txt");
     let wanted = std::fs::read(&requirements).unwrap();
+    // Tests run in parallel (threads, or processes under nextest); two pip installs into one
+    // environment break each other, so the stamp is read and the environment built under
+    // this lock, and only the first test to take it builds.
+    let lock = std::fs::File::create(tmp.join("export-check-venv.lock")).unwrap();
+    lock.lock().unwrap();
     if std::fs::read(&stamp).ok().as_ref() != Some(&wanted) {
         let system = std::env::var("FLIPZERO_PYTHON").unwrap_or_else(|_| "python3".to_owned());
         let run = |command: &mut Process, what: &str| {
