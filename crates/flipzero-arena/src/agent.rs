@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use burn::tensor::Device;
 use flipzero_core::rules::Objective;
 use flipzero_core::{Bitboard, Decision, Game, Rules};
-use flipzero_engine::{Engine, SearchConfig, Weights, WeightsFile};
+use flipzero_engine::{Engine, ExactSolver, Proof, SearchConfig, Weights, WeightsFile};
 use flipzero_mcts::{Evaluator, Mcts, MctsConfig, UniformEvaluator};
 use flipzero_nn::{CheckpointError, NetEvaluator, PolicyValueNet};
 use rand::SeedableRng;
@@ -76,6 +76,46 @@ impl<W: Bitboard> Agent<W> for EngineAgent<W> {
     fn set_move_time(&mut self, time: Duration) {
         let limit = self.own_time.map_or(time, |own| own.min(time));
         self.engine.set_time(Some(limit));
+    }
+}
+
+/// Perfect play: the exact solver from the first decision, one best decision each time.
+/// Positions the bitboard solver cannot take (the placement plies of classic reversi, a
+/// supply that could run out) are searched by the engine to the end of the game, which is
+/// exact too, only slower.
+pub struct PerfectAgent<W: Bitboard> {
+    exact: ExactSolver,
+    search_to_the_end: Engine<W>,
+}
+
+impl<W: Bitboard> PerfectAgent<W> {
+    /// The perfect player for `rules`, or `None` when the solver does not cover them.
+    pub fn new(rules: &Rules, weights: Weights) -> Option<Self> {
+        let exact = ExactSolver::new(rules)?;
+        let config = SearchConfig {
+            depth: u32::MAX,
+            solve_empties: u32::MAX,
+            end_search_empties: u32::MAX,
+            ..SearchConfig::default()
+        };
+        Some(Self {
+            exact,
+            search_to_the_end: Engine::new(rules, weights, config),
+        })
+    }
+}
+
+impl<W: Bitboard> Agent<W> for PerfectAgent<W> {
+    fn choose(&mut self, game: &Game<W>) -> Decision {
+        match self.exact.solve(game, Proof::OneBest) {
+            Some(value) => value.best[0],
+            None => {
+                self.search_to_the_end
+                    .choose(game)
+                    .expect("a game that is not over has a decision")
+                    .decision
+            }
+        }
     }
 }
 
@@ -229,6 +269,8 @@ impl<W: Bitboard> Agent<W> for GreedyAgent {
 /// An agent named in a config or on the command line:
 ///
 /// - `random`, `greedy`;
+/// - `perfect`: the exact solver from the first decision ([`PerfectAgent`]), for rules the
+///   solver covers;
 /// - `engine` or `engine:depth=4,...` (the options of [`SearchConfig`]);
 /// - `mcts:checkpoint=<file>,simulations=200` or `...,time=0.5` (seconds per decision): MCTS
 ///   with a network checkpoint; without `checkpoint`, with a uniform evaluator. Options
@@ -241,6 +283,8 @@ pub enum AgentSpec {
     Random,
     /// [`GreedyAgent`].
     Greedy,
+    /// [`PerfectAgent`].
+    Perfect,
     /// [`EngineAgent`] with these settings.
     Engine(SearchConfig),
     /// [`MctsAgent`].
@@ -300,7 +344,7 @@ pub struct AgentSpecError {
     reason: String,
 }
 
-const AGENT_FORMS: &str = "use `random`, `greedy`, `engine`, `engine:depth=4` (options depth, \
+const AGENT_FORMS: &str = "use `random`, `greedy`, `perfect`, `engine`, `engine:depth=4` (options depth, \
     nodes, time, solve, end, random, seed), `mcts:checkpoint=FILE,simulations=N` (options \
     checkpoint, simulations, time, solve, cpuct), `gtp:<engine command line>` or \
     `nboard:<engine command line>`";
@@ -359,6 +403,7 @@ impl std::str::FromStr for AgentSpec {
         match text.split_once(':') {
             None if text == "random" => Ok(AgentSpec::Random),
             None if text == "greedy" => Ok(AgentSpec::Greedy),
+            None if text == "perfect" => Ok(AgentSpec::Perfect),
             None if text == "engine" => Ok(AgentSpec::Engine(SearchConfig::default())),
             None if text == "mcts" => Ok(AgentSpec::Mcts(MctsSpec::default())),
             Some(("engine", options)) => options
@@ -397,6 +442,11 @@ pub enum AgentError {
         /// The checkpoint.
         path: String,
     },
+    /// `perfect` for rules the exact solver does not cover.
+    #[error(
+        "the `perfect` agent needs rules the exact solver covers (Othello's moves on a plane board with a disc-count objective, no sacrifices, neutral discs, rotations or colour supplies); these rules are not such"
+    )]
+    NotSolvable,
     /// No evaluation weights for the rules.
     #[error(transparent)]
     Weights(#[from] flipzero_engine::eval::WeightsError),
@@ -442,6 +492,9 @@ impl AgentFactory {
                 })?;
                 None
             }
+            AgentSpec::Perfect if ExactSolver::new(rules).is_none() => {
+                return Err(AgentError::NotSolvable);
+            }
             AgentSpec::NBoard(command) => {
                 flipzero_core::with_width!(rules.square_count(), W => {
                     crate::external::NBoardAgent::<W>::probe(rules, command)
@@ -479,6 +532,10 @@ impl AgentFactory {
         match &self.spec {
             AgentSpec::Random => Box::new(RandomAgent::new(rules, seed)),
             AgentSpec::Greedy => Box::new(GreedyAgent::new(rules, seed)),
+            AgentSpec::Perfect => Box::new(
+                PerfectAgent::<W>::new(rules, self.weights.clone())
+                    .expect("the factory checked that the solver covers the rules"),
+            ),
             AgentSpec::Engine(config) => Box::new(EngineAgent::new(
                 rules,
                 self.weights.clone(),

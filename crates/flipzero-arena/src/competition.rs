@@ -269,7 +269,7 @@ fn load_openings<W: Bitboard>(
             rules,
             &weights,
             openings.count,
-            openings.plies,
+            openings.plies..=openings.plies,
             openings.depth,
             openings.margin,
             config.seed,

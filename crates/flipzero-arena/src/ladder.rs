@@ -19,6 +19,11 @@ pub fn rung(depth: u32) -> AgentSpec {
     })
 }
 
+/// The name of the rung of engine depth `depth` in a ladder's matches and ratings.
+pub fn rung_name(depth: u32) -> String {
+    format!("depth {depth}")
+}
+
 /// One match of the ladder, from its first agent's side.
 #[derive(Clone, Debug)]
 pub struct LadderMatch {
@@ -35,22 +40,22 @@ pub struct LadderMatch {
 pub struct LadderReport {
     /// The candidates' ratings, in the order given.
     pub candidates: Vec<Rating>,
-    /// Each rung's rating, depth 1 first (depth 1 is 0 by definition).
-    pub rungs: Vec<(u32, Rating)>,
+    /// Each rung's name and rating, in the order given (the first is 0 by definition).
+    pub rungs: Vec<(String, Rating)>,
     /// Every match played.
     pub matches: Vec<LadderMatch>,
 }
 
-/// Rates `candidates` against the engine rungs (depth and agent), over `openings` (each
-/// played with both colours); the rung matches are played once for all candidates.
-/// `on_game` hears of each finished game.
+/// Rates `candidates` against the rungs (name and agent, weakest first: the engine by depth,
+/// perhaps `perfect` on top), over `openings` (each played with both colours); each rung
+/// plays the next, once for all candidates. `on_game` hears of each finished game.
 ///
 /// # Errors
 /// None in practice: the pool is built here (a defect would surface as an [`EloError`]).
 pub fn ladder<W: Bitboard>(
     rules: &Rules,
     candidates: &[AgentFactory],
-    rungs: &[(u32, AgentFactory)],
+    rungs: &[(String, AgentFactory)],
     openings: &[Game<W>],
     on_game: &(dyn Fn(&GameResult) + Sync),
 ) -> Result<LadderReport, EloError> {
@@ -92,16 +97,13 @@ pub fn ladder<W: Bitboard>(
         } else {
             format!("candidate {}", number + 1)
         };
-        for (index, (depth, rung)) in rungs.iter().enumerate() {
-            let names = (name.clone(), format!("depth {depth}"));
+        for (index, (rung_name, rung)) in rungs.iter().enumerate() {
+            let names = (name.clone(), rung_name.clone());
             record(number, first_rung + index, names, play(candidate, rung));
         }
     }
     for (index, pair) in rungs.windows(2).enumerate() {
-        let names = (
-            format!("depth {}", pair[1].0),
-            format!("depth {}", pair[0].0),
-        );
+        let names = (pair[1].0.clone(), pair[0].0.clone());
         let (higher, lower) = (first_rung + index + 1, first_rung + index);
         record(higher, lower, names, play(&pair[1].1, &pair[0].1));
     }
@@ -111,7 +113,7 @@ pub fn ladder<W: Bitboard>(
         rungs: rungs
             .iter()
             .zip(&rated[first_rung..])
-            .map(|((depth, _), rating)| (*depth, *rating))
+            .map(|((name, _), rating)| (name.clone(), *rating))
             .collect(),
         matches,
     })

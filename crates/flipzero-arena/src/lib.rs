@@ -9,13 +9,15 @@ pub mod external;
 pub mod ladder;
 pub mod matches;
 pub mod openings;
+pub mod perfect;
 pub mod protocol;
 pub mod tournament;
 
 pub use agent::{
     Agent, AgentError, AgentFactory, AgentSpec, AgentSpecError, EngineAgent, GreedyAgent,
-    MctsAgent, MctsSpec, RandomAgent,
+    MctsAgent, MctsSpec, PerfectAgent, RandomAgent,
 };
 pub use elo::{PairResult, Rating, Sprt, SprtDecision, ratings};
 pub use matches::{Ending, GameResult, MatchResult, play_game, play_paired, seat_to_move};
-pub use openings::{balanced_openings, random_openings};
+pub use openings::{balanced_openings, openings_between, random_openings};
+pub use perfect::{ExactCache, ExactError, PerfectPlayScore, exact_openings};

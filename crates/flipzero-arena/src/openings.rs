@@ -1,11 +1,12 @@
 //! Opening suites: the start positions of paired matches.
 
 use std::collections::HashSet;
+use std::ops::RangeInclusive;
 
 use flipzero_core::{Bitboard, Game, Rules};
 use flipzero_engine::{Engine, SearchConfig, Weights};
-use rand::SeedableRng;
 use rand::seq::IndexedRandom;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// Up to `count` distinct positions reached by `plies` uniformly random legal decisions from
@@ -20,16 +21,26 @@ pub fn random_openings<W: Bitboard>(
     plies: u32,
     seed: u64,
 ) -> Vec<Game<W>> {
+    filtered_openings(rules, count, plies..=plies, seed, |_| true)
+}
+
+/// Like [`random_openings`], each opening of a number of plies drawn uniformly from `plies`.
+pub fn openings_between<W: Bitboard>(
+    rules: &Rules,
+    count: usize,
+    plies: RangeInclusive<u32>,
+    seed: u64,
+) -> Vec<Game<W>> {
     filtered_openings(rules, count, plies, seed, |_| true)
 }
 
-/// Like [`random_openings`], keeping only openings that the classical engine, searching to
+/// Like [`openings_between`], keeping only openings that the classical engine, searching to
 /// `depth`, scores within `margin_discs` of even for the side to move (RULES.md 4.5).
 pub fn balanced_openings<W: Bitboard>(
     rules: &Rules,
     weights: &Weights,
     count: usize,
-    plies: u32,
+    plies: RangeInclusive<u32>,
     depth: u32,
     margin_discs: f64,
     seed: u64,
@@ -44,7 +55,7 @@ pub fn balanced_openings<W: Bitboard>(
 fn filtered_openings<W: Bitboard>(
     rules: &Rules,
     count: usize,
-    plies: u32,
+    plies: RangeInclusive<u32>,
     seed: u64,
     mut keep: impl FnMut(&Game<W>) -> bool,
 ) -> Vec<Game<W>> {
@@ -61,7 +72,13 @@ fn filtered_openings<W: Bitboard>(
         let Ok(mut game) = Game::<W>::try_start(rules, start_seed) else {
             continue;
         };
-        for _ in 0..plies {
+        // A fixed length draws nothing, so suites of one length stay as they always were.
+        let length = if plies.start() >= plies.end() {
+            *plies.start()
+        } else {
+            rng.random_range(plies.clone())
+        };
+        for _ in 0..length {
             if game.is_over() {
                 break;
             }

@@ -51,7 +51,7 @@ fn openings_are_distinct_live_and_as_long_as_asked() {
 fn balanced_openings_are_near_even_for_the_engine() {
     let rules = Preset::Othello.rules(Some(8)).unwrap();
     let weights = weights(&rules);
-    let openings = balanced_openings::<u64>(&rules, &weights, 6, 6, 3, 2.0, 1);
+    let openings = balanced_openings::<u64>(&rules, &weights, 6, 6..=6, 3, 2.0, 1);
     assert_eq!(openings.len(), 6);
     let mut engine = Engine::<u64>::new(&rules, weights, SearchConfig::default());
     for opening in &openings {
@@ -333,4 +333,69 @@ fn every_committed_arena_config_is_valid() {
         count += 1;
     }
     assert_eq!(count, 3);
+}
+
+#[test]
+fn perfect_play_keeps_every_openings_exact_value_and_a_random_player_does_not() {
+    use flipzero_arena::{ExactCache, PerfectPlayScore, exact_openings};
+    let rules = Preset::Othello.rules(Some(4)).unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("exact-values.json");
+    let mut cache = ExactCache::open(&rules, Some(&path)).unwrap();
+    let openings = exact_openings::<u64>(&rules, &mut cache, 6, 2..=4, 16, 5).unwrap();
+    assert!(openings.len() >= 4, "{} openings", openings.len());
+    assert!(path.exists(), "the values are kept");
+    let perfect = factory(&AgentSpec::Perfect, &rules);
+    let random = factory(&AgentSpec::Random, &rules);
+    let against = |first: &AgentFactory| {
+        let result = play_paired(
+            &rules,
+            &openings,
+            None,
+            |game| {
+                (
+                    first.build::<u64>(game as u64),
+                    perfect.build::<u64>(game as u64),
+                )
+            },
+            |_| {},
+        );
+        PerfectPlayScore::of_match(&rules, &cache, &openings, &result.games)
+    };
+    let itself = against(&perfect);
+    assert_eq!(itself.games, 2 * openings.len());
+    assert_eq!(itself.kept_outcome, itself.not_lost);
+    assert_eq!(itself.kept_margin, itself.games);
+    assert_eq!(itself.discs_lost, 0);
+    // Each opening is lost for one side at most, and 4x4 has draws: something is not lost.
+    assert!(itself.not_lost[2] >= openings.len());
+    let random_score = against(&random);
+    assert!(random_score.discs_lost > 0, "{random_score:?}");
+    assert!(random_score.kept_margin < random_score.games);
+
+    // The cache is read back, and refused for other rules.
+    let reopened = ExactCache::open(&rules, Some(&path)).unwrap();
+    for opening in &openings {
+        assert_eq!(
+            reopened.value(&rules, opening),
+            cache.value(&rules, opening)
+        );
+    }
+    let other = Preset::Anti.rules(Some(4)).unwrap();
+    let error = ExactCache::open(&other, Some(&path))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(error.contains("other rules"), "{error}");
+}
+
+#[test]
+fn perfect_is_refused_for_rules_the_solver_does_not_cover() {
+    assert_eq!("perfect".parse::<AgentSpec>().unwrap(), AgentSpec::Perfect);
+    let rules = Preset::Rotation.rules(None).unwrap();
+    let error = AgentFactory::new(&AgentSpec::Perfect, &rules, &burn::tensor::Device::flex())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(error.contains("exact solver covers"), "{error}");
 }

@@ -3,11 +3,13 @@
 //! measurement in the project.
 
 pub mod eval;
+pub mod exact;
 pub mod obf;
 pub mod search;
 pub mod solver;
 pub mod tune;
 
 pub use eval::{Evaluator, Weights, WeightsFile};
+pub use exact::{ExactSolver, ExactValue, Proof};
 pub use search::{Choice, DecisionValue, Engine, SearchConfig};
 pub use solver::{Goal, Solution, solve, solve_for, solve_one_best, solve_outcome};

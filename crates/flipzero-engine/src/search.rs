@@ -13,16 +13,14 @@
 
 use std::time::{Duration, Instant};
 
-use flipzero_core::game::Phase;
-use flipzero_core::rules::{
-    LineFallback, Objective, PassRule, Protocol, StartSpec, SupplySpec, Topology,
-};
+use flipzero_core::rules::{LineFallback, Objective};
 use flipzero_core::{Bitboard, Color, Decision, Game, Outcome, Position, Rules};
 use rand::SeedableRng;
 use rand::seq::IndexedRandom;
 use rand_chacha::ChaCha8Rng;
 
 use crate::eval::{Evaluator, Weights, eval_bound};
+use crate::exact::ExactSolver;
 use crate::solver::{Goal, solve_for, solve_one_best};
 
 /// The depth of a search that runs to the end of the game.
@@ -215,7 +213,7 @@ pub struct Engine<W: Bitboard> {
     config: SearchConfig,
     evaluator: Evaluator<W>,
     /// Set when the bitboard solver can solve these rules' positions.
-    solver_goal: Option<Goal>,
+    exact: Option<ExactSolver>,
     fewest_discs: bool,
     table: Vec<Entry>,
     /// Per decision index: how often it caused a cut-off, weighted by depth.
@@ -225,28 +223,6 @@ pub struct Engine<W: Bitboard> {
     deadline: Option<Instant>,
     stopped: bool,
     rng: ChaCha8Rng,
-}
-
-/// The goal of the bitboard solver when `rules` are Othello's move rules with a disc-count
-/// objective, whatever the start, komi or board size.
-fn solver_goal(rules: &Rules) -> Option<Goal> {
-    let spec = rules.spec();
-    let othello_moves = spec.board.topology == Topology::Plane
-        && spec.protocol == Protocol::Single
-        && spec.sacrifice.is_none()
-        && spec.neutral.is_none()
-        && spec.orientation.is_none()
-        && spec.pass == PassRule::ForcedOnly
-        && !matches!(spec.supply, SupplySpec::ColourDiscs { .. });
-    let fewest_discs = match spec.objective {
-        Objective::MostDiscs => false,
-        Objective::FewestDiscs => true,
-        Objective::Line { .. } => return None,
-    };
-    othello_moves.then_some(Goal {
-        fewest_discs,
-        scoring: rules.scoring(),
-    })
 }
 
 /// Whether every turn fills a square, so that a search to the end stays near: not with
@@ -267,7 +243,7 @@ impl<W: Bitboard> Engine<W> {
         let table_size = 1usize << config.table_bits.clamp(8, 24);
         Self {
             evaluator: Evaluator::new(rules, geometry, weights),
-            solver_goal: solver_goal(rules),
+            exact: ExactSolver::new(rules),
             fewest_discs: rules.spec().objective == Objective::FewestDiscs,
             table: vec![EMPTY_ENTRY; table_size],
             history: vec![0; rules.decision_count()],
@@ -359,25 +335,8 @@ impl<W: Bitboard> Engine<W> {
 
     /// The game as a bitboard position when the solver can finish it exactly from here.
     fn as_position(&self, game: &Game<W>) -> Option<(Position<W>, Goal)> {
-        let goal = self.solver_goal?;
-        let empties = game.empty().count();
-        let supplies_suffice = Color::ALL
-            .iter()
-            .all(|&color| u32::from(game.supply(color)[0]) >= empties);
-        let opening_done =
-            !matches!(self.rules.spec().start, StartSpec::Placement { .. }) || game.turns() >= 4;
-        if game.is_over() || game.phase() != Phase::TurnStart || !supplies_suffice || !opening_done
-        {
-            return None;
-        }
-        let position = Position::new(
-            game.geometry(),
-            game.discs(Color::Black),
-            game.discs(Color::White),
-            game.side_to_move(),
-        )
-        .ok()?;
-        Some((position, goal))
+        let exact = self.exact.as_ref()?;
+        Some((exact.position(game)?, exact.goal()))
     }
 
     /// The value of a solver's score (side-to-move margin, objective-signed) for that side.

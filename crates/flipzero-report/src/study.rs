@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use burn::tensor::Device;
-use flipzero_arena::ladder::{LadderReport, ladder, rung};
+use flipzero_arena::ladder::{LadderReport, ladder, rung, rung_name};
 use flipzero_arena::{
     AgentFactory, AgentSpec, EngineAgent, MatchResult, MctsSpec, balanced_openings, play_game,
     random_openings, seat_to_move,
@@ -377,17 +377,17 @@ fn study_preset(
         ))
     };
     let candidates = [agent(first)?, agent(last)?];
-    let rungs: Vec<(u32, AgentFactory)> = (1..=config.measure.ladder_depth)
+    let rungs: Vec<(String, AgentFactory)> = (1..=config.measure.ladder_depth)
         .map(|depth| {
             let factory = AgentFactory::with_network(&rung(depth), &rules, weights.clone(), None);
-            (depth, factory)
+            (rung_name(depth), factory)
         })
         .collect();
     let report = with_width!(rules.square_count(), W => {
         let (count, plies) = (config.measure.ladder_openings, config.measure.opening_plies);
         let openings = match config.measure.balanced_margin {
             Some(margin) => {
-                balanced_openings::<W>(&rules, &weights, count, plies, 6, margin, config.seed)
+                balanced_openings::<W>(&rules, &weights, count, plies..=plies, 6, margin, config.seed)
             }
             None => random_openings::<W>(&rules, count, plies, config.seed),
         };
@@ -510,7 +510,8 @@ fn ladder_summary(report: &LadderReport, openings: usize, hours: f64) -> LadderS
     let rungs: Vec<(u32, f64, Option<f64>)> = report
         .rungs
         .iter()
-        .map(|(depth, rating)| (*depth, rating.elo, finite(rating.margin)))
+        .zip(1..)
+        .map(|((_, rating), depth)| (depth, rating.elo, finite(rating.margin)))
         .collect();
     let span = rungs.last().map_or(0.0, |r| r.1) - rungs.first().map_or(0.0, |r| r.1);
     let steps = report

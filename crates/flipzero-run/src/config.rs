@@ -86,8 +86,15 @@ pub struct TrainSection {
     pub learning_rate: f64,
     /// Steps of linear warm-up.
     pub warmup_steps: u64,
-    /// Steps of cosine decay after the warm-up (0: constant rate).
+    /// Steps of cosine decay after the warm-up (0: constant rate); unused when `schedule` is
+    /// `budget`.
+    #[serde(default)]
     pub decay_steps: u64,
+    /// What the cosine decay runs over: `steps` (`decay_steps` optimizer steps) or `budget`
+    /// (the loop's budget of minutes or iterations, so that the floor is reached when the run
+    /// ends, however fast the machine).
+    #[serde(default)]
+    pub schedule: Schedule,
     /// Share of the peak rate left after the decay.
     pub final_fraction: f64,
     /// Weight of the win/draw/loss loss.
@@ -96,6 +103,17 @@ pub struct TrainSection {
     pub score_weight: f32,
     /// See each sample through a random board symmetry.
     pub augment: bool,
+}
+
+/// What the learning rate's cosine decay runs over.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Schedule {
+    /// `decay_steps` optimizer steps after the warm-up.
+    #[default]
+    Steps,
+    /// The run's budget (`[loop]` minutes or iterations, or the command line's).
+    Budget,
 }
 
 /// The evaluation match run after each training stage.

@@ -22,6 +22,7 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use flipzero_arena::PerfectPlayScore;
 use flipzero_core::files::{FileError, write_atomically};
 use serde::{Deserialize, Serialize};
 
@@ -83,6 +84,11 @@ impl RunDir {
     /// The metrics file.
     pub fn metrics_path(&self) -> PathBuf {
         self.root.join("metrics.jsonl")
+    }
+
+    /// The exact values of the evaluation openings, solved once (`flipzero_arena::ExactCache`).
+    pub fn exact_values_path(&self) -> PathBuf {
+        self.root.join("exact-values.json")
     }
 
     /// Creates the folders.
@@ -476,6 +482,9 @@ pub enum Record {
         score: f64,
         /// The network's mean final margin.
         mean_margin: f64,
+        /// Against `perfect`: what the network kept of its openings' exact values.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        perfect: Option<PerfectPlayScore>,
         /// Stage time.
         seconds: f64,
         /// Run time at the end of the stage.

@@ -7,8 +7,8 @@ use std::time::Instant;
 use burn::tensor::Device;
 use flipzero_arena::competition::SavedGame;
 use flipzero_arena::{
-    AgentFactory, AgentSpec, AgentSpecError, MctsSpec, balanced_openings, play_paired,
-    random_openings,
+    AgentFactory, AgentSpec, AgentSpecError, ExactCache, MctsSpec, PerfectPlayScore,
+    balanced_openings, exact_openings, openings_between, play_paired,
 };
 use flipzero_core::files::FileError;
 use flipzero_core::{Bitboard, Outcome, Rules, with_width};
@@ -20,7 +20,7 @@ use flipzero_train::{SampleError, Trainer};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::config::{RunConfig, ValidConfig};
+use crate::config::{RunConfig, Schedule, ValidConfig};
 use crate::directory::{Record, RunDir, WindowRead};
 use crate::workers::WorkerId;
 
@@ -58,6 +58,11 @@ pub enum RunError {
     /// An evaluation opponent that cannot be prepared.
     #[error("opponent: {0}")]
     Opponent(String),
+    /// The learning rate is scheduled over a budget the run does not have.
+    #[error(
+        "train.schedule = \"budget\" needs a budget: set [loop] minutes or iterations, or pass --minutes or --iterations"
+    )]
+    NoBudget,
     /// Too few samples to train on.
     #[error(
         "the replay window holds {have} samples, fewer than one batch of {need}: play more games first"
@@ -77,11 +82,18 @@ pub struct EvaluateOptions {
     pub step: Option<u64>,
     /// Openings, each played with both colours.
     pub openings: Option<usize>,
-    /// Random plies from the start that make each opening.
-    pub opening_plies: Option<u32>,
+    /// Random plies from the start that make each opening (a number drawn per opening from
+    /// the range).
+    pub opening_plies: Option<std::ops::RangeInclusive<u32>>,
     /// Keep only openings that the classical engine (depth 6) scores within this many discs
     /// of even (RULES.md 4.5): random plies can leave one side lost by force.
     pub balanced_margin: Option<f64>,
+    /// Keep only openings whose exact value (solved, and cached in the run directory) is
+    /// within this many discs of a draw.
+    pub exact_within: Option<i32>,
+    /// Exact solver values at the network's leaves from this many empties (0: its own
+    /// play); the config's when `None`.
+    pub solve_empties: Option<u32>,
     /// Opponents, as `random` or `engine:depth=N`.
     pub opponents: Option<Vec<String>>,
     /// Simulations per decision of the network's agent.
@@ -414,6 +426,14 @@ impl Run {
         let mut sums = [0.0f64; 3];
         progress.begin("training", steps);
         for _ in 0..steps {
+            if train.schedule == Schedule::Budget {
+                // The share spent once this step is done: the last step of the budget
+                // trains at the floor.
+                let spent = self
+                    .budget_spent(trainer.step() + 1)
+                    .ok_or(RunError::NoBudget)?;
+                trainer.set_budget_progress(Some(spent));
+            }
             let batch: Vec<Sample> = (0..train.batch_size)
                 .map(|_| window[rng.random_range(0..window.len())].clone())
                 .collect();
@@ -441,10 +461,9 @@ impl Run {
             policy_loss: mean(sums[0]),
             wdl_loss: mean(sums[1]),
             score_loss: mean(sums[2]),
-            learning_rate: self
-                .config
-                .train_config()
-                .learning_rate_at(trainer.step().saturating_sub(1)),
+            learning_rate: trainer
+                .last_learning_rate()
+                .unwrap_or_else(|| trainer.learning_rate()),
             seconds,
             samples_per_second: (steps as usize * train.batch_size) as f64 / seconds,
             elapsed_seconds: self.elapsed_seconds(),
@@ -490,22 +509,53 @@ impl Run {
             .collect::<Result<_, String>>()
             .map_err(RunError::Opponent)?;
         // The same openings at every checkpoint, so scores compare along the run.
-        let plies = options.opening_plies.unwrap_or(evaluate.opening_plies);
+        let plies = options
+            .opening_plies
+            .clone()
+            .unwrap_or(evaluate.opening_plies..=evaluate.opening_plies);
         let seed = mix(&[self.config.config.seed, 3]);
         let weights = WeightsFile::embedded()
             .weights_for(rules, "embedded weights")
             .map_err(|e| RunError::Opponent(e.to_string()))?;
-        let suite = match options.balanced_margin {
-            Some(margin) => balanced_openings::<W>(rules, &weights, count, plies, 6, margin, seed),
-            None => random_openings::<W>(rules, count, plies, seed),
+        let against_perfect = names.iter().map(|name| name.parse::<AgentSpec>());
+        let against_perfect = against_perfect
+            .map(|spec| matches!(spec, Ok(AgentSpec::Perfect)))
+            .collect::<Vec<bool>>();
+        let mut exact = if options.exact_within.is_some() || against_perfect.contains(&true) {
+            let path = self.dir.exact_values_path();
+            Some(
+                ExactCache::open(rules, Some(&path))
+                    .map_err(|e| RunError::Opponent(e.to_string()))?,
+            )
+        } else {
+            None
         };
+        let suite = match (
+            options.exact_within,
+            options.balanced_margin,
+            exact.as_mut(),
+        ) {
+            (Some(within), _, Some(cache)) => {
+                exact_openings::<W>(rules, cache, count, plies, within, seed)
+                    .map_err(|e| RunError::Opponent(e.to_string()))?
+            }
+            (_, Some(margin), _) => {
+                balanced_openings::<W>(rules, &weights, count, plies, 6, margin, seed)
+            }
+            _ => openings_between::<W>(rules, count, plies, seed),
+        };
+        if let Some(cache) = exact.as_mut() {
+            cache
+                .solve_all(rules, &suite)
+                .map_err(|e| RunError::Opponent(e.to_string()))?;
+        }
         let mcts = self.config.evaluate_mcts();
         let network = AgentFactory::with_network(
             &AgentSpec::Mcts(MctsSpec {
                 checkpoint: None,
                 simulations: options.simulations.unwrap_or(mcts.simulations),
                 time: None,
-                solve_empties: mcts.solve_empties,
+                solve_empties: options.solve_empties.unwrap_or(mcts.solve_empties),
                 c_puct: mcts.c_puct,
             }),
             rules,
@@ -513,7 +563,7 @@ impl Run {
             Some((net, self.device.clone())),
         );
         let mut records = Vec::new();
-        for (text, opponent) in names.iter().zip(&opponents) {
+        for ((text, opponent), perfect) in names.iter().zip(&opponents).zip(against_perfect) {
             let started = Instant::now();
             progress.begin(&format!("vs {text}"), 2 * suite.len() as u64);
             let result = play_paired(
@@ -554,6 +604,10 @@ impl Run {
                 losses: result.losses(),
                 score: result.score(),
                 mean_margin: result.mean_margin(),
+                perfect: exact
+                    .as_ref()
+                    .filter(|_| perfect)
+                    .map(|cache| PerfectPlayScore::of_match(rules, cache, &suite, &result.games)),
                 seconds: started.elapsed().as_secs_f64(),
                 elapsed_seconds: self.elapsed_seconds(),
             };
@@ -599,6 +653,23 @@ impl Run {
             && iteration > 0
             && iteration.is_multiple_of(evaluate.every_iterations)
             && !self.evaluated(step)?)
+    }
+
+    /// The share of the run's budget spent when `step` optimizer steps are done: run time
+    /// against `[loop] minutes`, steps against `[loop] iterations` of training, the larger
+    /// where both are set; `None` without a budget.
+    pub(crate) fn budget_spent(&self, step: u64) -> Option<f64> {
+        let stop = &self.config.config.stop;
+        let by_time = stop
+            .minutes
+            .map(|minutes| self.elapsed_seconds() / (minutes * 60.0).max(1e-9));
+        let by_steps = stop.iterations.map(|iterations| {
+            step as f64 / (iterations * self.config.config.train.steps_per_iteration).max(1) as f64
+        });
+        match (by_time, by_steps) {
+            (Some(time), Some(steps)) => Some(time.max(steps)),
+            (one, other) => one.or(other),
+        }
     }
 
     pub(crate) fn should_stop(&self, step: u64) -> bool {

@@ -173,6 +173,56 @@ fn the_loop_plays_more_games_when_a_batch_needs_more_samples() {
 }
 
 #[test]
+fn a_rate_scheduled_over_the_budget_reaches_its_floor_in_the_last_step() {
+    let folder = tempfile::tempdir().unwrap();
+    let text = TINY
+        .replace("decay_steps = 0", "schedule = \"budget\"")
+        .replace("every_iterations = 2", "every_iterations = 0")
+        .replace("iterations = 2", "iterations = 3");
+    let config = write_config(folder.path(), "budget.toml", &text);
+    let dir = RunDir::new(folder.path().join("run"));
+    let run = Run::start(dir.clone(), &config, Device::flex()).unwrap();
+    run.run_loop(&Silent, |_, _| {}).unwrap();
+    let rates: Vec<f64> = dir
+        .records()
+        .unwrap()
+        .into_iter()
+        .filter_map(|record| match record {
+            Record::Train { learning_rate, .. } => Some(learning_rate),
+            _ => None,
+        })
+        .collect();
+    // 3 steps an iteration, 9 in the budget: each stage's last step at 3/9, 6/9 and 9/9.
+    let expected =
+        |spent: f64| 0.002 * (0.1 + 0.9 * 0.5 * (1.0 + (std::f64::consts::PI * spent).cos()));
+    assert_eq!(rates.len(), 3);
+    for (rate, spent) in rates.iter().zip([1.0 / 3.0, 2.0 / 3.0, 1.0]) {
+        assert!((rate - expected(spent)).abs() < 1e-12, "{rates:?}");
+    }
+    assert!(
+        rates[1] > 0.0002 * 1.5,
+        "above the floor before the end: {rates:?}"
+    );
+    assert!(
+        (rates[2] - 0.0002).abs() < 1e-12,
+        "the floor at the end: {rates:?}"
+    );
+
+    // Without a budget there is nothing to schedule over: an error that says what to set.
+    let unbudgeted = text.replace("[loop]\niterations = 3", "");
+    let config = write_config(folder.path(), "unbudgeted.toml", &unbudgeted);
+    let run = Run::start(
+        RunDir::new(folder.path().join("other")),
+        &config,
+        Device::flex(),
+    )
+    .unwrap();
+    run.self_play(6, &Silent).unwrap();
+    let error = run.train(1, &Silent).unwrap_err().to_string();
+    assert!(error.contains("[loop] minutes or iterations"), "{error}");
+}
+
+#[test]
 fn a_second_trainer_is_refused_while_one_trains() {
     let (_folder, _config, dir, run) = tiny_run();
     run.self_play(6, &Silent).unwrap();
@@ -255,6 +305,62 @@ fn evaluation_options_replace_the_configs_opponents() {
 }
 
 #[test]
+fn evaluation_against_perfect_play_scores_the_exact_values_it_solved_once() {
+    let (_folder, _config, dir, run) = tiny_run();
+    let options = EvaluateOptions {
+        openings: Some(3),
+        opening_plies: Some(14..=16),
+        exact_within: Some(10),
+        solve_empties: Some(0),
+        opponents: Some(vec!["perfect".to_owned(), "random".to_owned()]),
+        ..EvaluateOptions::default()
+    };
+    let records = run.evaluate(&options, &Silent).unwrap();
+    let cache = std::fs::read_to_string(dir.exact_values_path()).unwrap();
+    let perfect = match &records[0] {
+        Record::Evaluate {
+            games,
+            perfect: Some(perfect),
+            wins,
+            ..
+        } => {
+            assert_eq!((*games, perfect.games), (6, 6));
+            // An untrained network keeps little against perfect play, and never wins a
+            // game its opening loses.
+            assert!(perfect.kept_margin < 6, "{perfect:?}");
+            assert!(*wins <= perfect.not_lost[2]);
+            perfect.clone()
+        }
+        other => panic!("{other:?}"),
+    };
+    assert!(perfect.discs_lost > 0);
+    assert!(
+        matches!(&records[1], Record::Evaluate { perfect: None, .. }),
+        "only games against `perfect` are scored against the truth"
+    );
+    // Evaluated again, the openings' values come from the cache, which stays as it was.
+    run.evaluate(&options, &Silent).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(dir.exact_values_path()).unwrap(),
+        cache
+    );
+    assert_eq!(cache.matches("\"black_margins\"").count(), 1);
+
+    // Rules the solver cannot play say so.
+    let rotation = TINY.replace(r#"variant = "othello""#, r#"variant = "rotation""#);
+    let folder = tempfile::tempdir().unwrap();
+    let config = write_config(folder.path(), "rotation.toml", &rotation);
+    let run = Run::start(
+        RunDir::new(folder.path().join("run")),
+        &config,
+        Device::flex(),
+    )
+    .unwrap();
+    let error = run.evaluate(&options, &Silent).unwrap_err().to_string();
+    assert!(error.contains("exact solver covers"), "{error}");
+}
+
+#[test]
 fn bad_configs_are_refused_naming_the_key() {
     let cases = [
         (
@@ -276,6 +382,10 @@ fn bad_configs_are_refused_naming_the_key() {
         (TINY.replace(r#""random", "#, r#""randm", "#), "randm"),
         (TINY.replace("size = 6", "size = 5"), "variant"),
         (TINY.replace("[train]", "[training]"), "training"),
+        (
+            TINY.replace("decay_steps = 0", "schedule = \"weekly\""),
+            "schedule",
+        ),
         ("variant = 3".to_owned(), "variant"),
     ];
     for (text, named) in cases {

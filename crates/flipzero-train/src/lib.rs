@@ -22,7 +22,7 @@ pub struct TrainConfig {
     /// Steps of linear warm-up from 0 to the peak rate.
     pub warmup_steps: u64,
     /// Steps of cosine decay after the warm-up, down to `final_fraction` of the peak; 0 keeps
-    /// the peak rate.
+    /// the peak rate. Unused while [`Trainer::set_budget_progress`] has set a progress.
     pub decay_steps: u64,
     /// Share of the peak rate left at the end of the decay (and after it).
     pub final_fraction: f64,
@@ -60,7 +60,28 @@ impl TrainConfig {
         if self.decay_steps == 0 {
             return self.learning_rate;
         }
-        let progress = ((step - self.warmup_steps) as f64 / self.decay_steps as f64).min(1.0);
+        let progress = (step - self.warmup_steps) as f64 / self.decay_steps as f64;
+        self.cosine_rate(progress)
+    }
+
+    /// The learning rate of step `step` when `progress` of the run's budget (0 to 1, minutes
+    /// or iterations) is spent: the warm-up by steps, then a cosine decay that reaches the
+    /// floor (`final_fraction` of the peak) exactly when the budget is spent, however fast
+    /// the machine is.
+    pub fn learning_rate_at_progress(&self, step: u64, progress: f64) -> f64 {
+        if step < self.warmup_steps {
+            return self.learning_rate * (step + 1) as f64 / self.warmup_steps as f64;
+        }
+        self.cosine_rate(progress)
+    }
+
+    /// The cosine decay from the peak at progress 0 to the floor at progress 1 (and after).
+    fn cosine_rate(&self, progress: f64) -> f64 {
+        let progress = if progress.is_nan() {
+            0.0
+        } else {
+            progress.clamp(0.0, 1.0)
+        };
         let cosine = 0.5 * (1.0 + (std::f64::consts::PI * progress).cos());
         self.learning_rate * (self.final_fraction + (1.0 - self.final_fraction) * cosine)
     }
@@ -100,6 +121,10 @@ pub struct Trainer {
     config: TrainConfig,
     rng: ChaCha8Rng,
     step: u64,
+    /// The share of the run's budget spent, when the rate is scheduled over the budget.
+    budget_progress: Option<f64>,
+    /// The rate of the last optimizer step.
+    last_learning_rate: Option<f64>,
 }
 
 /// The tensors of one batch.
@@ -137,6 +162,8 @@ impl Trainer {
             device,
             config,
             step,
+            budget_progress: None,
+            last_learning_rate: None,
         }
     }
 
@@ -290,6 +317,26 @@ impl Trainer {
         (total, losses)
     }
 
+    /// Schedules the rate of the next steps over a budget: `progress` is the share of it
+    /// spent (see [`TrainConfig::learning_rate_at_progress`]); `None` returns to the
+    /// schedule by steps.
+    pub fn set_budget_progress(&mut self, progress: Option<f64>) {
+        self.budget_progress = progress;
+    }
+
+    /// The rate the next optimizer step will use.
+    pub fn learning_rate(&self) -> f64 {
+        match self.budget_progress {
+            Some(progress) => self.config.learning_rate_at_progress(self.step, progress),
+            None => self.config.learning_rate_at(self.step),
+        }
+    }
+
+    /// The rate of the last optimizer step taken by this trainer (`None` before the first).
+    pub fn last_learning_rate(&self) -> Option<f64> {
+        self.last_learning_rate
+    }
+
     /// One optimizer step on a batch; returns its losses before the step.
     ///
     /// # Errors
@@ -309,11 +356,9 @@ impl Trainer {
         let batch = self.batch::<W>(samples)?;
         let (total, losses) = self.losses(&self.net, batch);
         let gradients = GradientsParams::from_grads(total.backward(), &self.net);
-        self.net = self.optimizer.step(
-            self.config.learning_rate_at(self.step),
-            self.net.clone(),
-            gradients,
-        );
+        let rate = self.learning_rate();
+        self.net = self.optimizer.step(rate, self.net.clone(), gradients);
+        self.last_learning_rate = Some(rate);
         self.step += 1;
         Ok(losses)
     }

@@ -234,3 +234,29 @@ fn the_learning_rate_warms_up_then_decays_along_a_cosine() {
     };
     assert_eq!(constant.learning_rate_at(12345), 0.3);
 }
+
+#[test]
+fn a_rate_scheduled_over_the_budget_reaches_its_floor_when_the_budget_is_spent() {
+    let config = TrainConfig {
+        learning_rate: 1.0,
+        warmup_steps: 4,
+        // Ignored by the budget schedule: the decay follows the budget, not the steps.
+        decay_steps: 10,
+        final_fraction: 0.1,
+        ..TrainConfig::default()
+    };
+    let rate = |step, progress| config.learning_rate_at_progress(step, progress);
+    // The warm-up still counts steps.
+    assert_eq!([rate(0, 0.5), rate(3, 0.5)], [0.25, 1.0]);
+    assert!((rate(100, 0.0) - 1.0).abs() < 1e-12);
+    assert!((rate(100, 0.5) - 0.55).abs() < 1e-12);
+    // Above the floor until the very end, at the floor from then on.
+    assert!(rate(100_000, 0.99) > 0.1 + 1e-5, "{}", rate(100_000, 0.99));
+    assert!((rate(100_000, 1.0) - 0.1).abs() < 1e-12);
+    assert!((rate(100_000, 1.7) - 0.1).abs() < 1e-12);
+    // A rate that falls with the budget spent, never rises.
+    let rates: Vec<f64> = (0..=100)
+        .map(|i| rate(1000, f64::from(i) / 100.0))
+        .collect();
+    assert!(rates.windows(2).all(|pair| pair[1] <= pair[0]));
+}

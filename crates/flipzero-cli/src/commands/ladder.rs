@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use burn::tensor::Device;
 use clap::Args;
-use flipzero_arena::ladder::{LadderReport, ladder, rung};
+use flipzero_arena::ladder::{LadderReport, ladder, rung, rung_name};
 use flipzero_arena::{AgentFactory, AgentSpec, MctsSpec, random_openings};
 use flipzero_core::Rules;
 use flipzero_engine::WeightsFile;
@@ -28,6 +28,10 @@ pub(crate) struct LadderArgs {
     /// Simulations per decision of the checkpoint's MCTS.
     #[arg(long, default_value_t = 100)]
     simulations: u32,
+    /// Put perfect play (the exact solver from the first decision) on top of the ladder: it
+    /// plays the deepest rung and the checkpoint (rules the solver covers only).
+    #[arg(long)]
+    perfect: bool,
     /// Seed of the openings.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -49,14 +53,19 @@ pub(crate) fn run(args: &LadderArgs) -> anyhow::Result<()> {
     });
     let candidate =
         AgentFactory::with_network(&spec, &rules, weights.clone(), Some((loaded.net, device)));
-    let rungs: Vec<(u32, AgentFactory)> = (1..=args.depth)
+    let mut rungs: Vec<(String, AgentFactory)> = (1..=args.depth)
         .map(|depth| {
             (
-                depth,
+                rung_name(depth),
                 AgentFactory::with_network(&rung(depth), &rules, weights.clone(), None),
             )
         })
         .collect();
+    if args.perfect {
+        let perfect = AgentFactory::new(&AgentSpec::Perfect, &rules, &Device::default())
+            .context("--perfect")?;
+        rungs.push(("perfect".to_owned(), perfect));
+    }
     let report = flipzero_core::with_width!(rules.square_count(), W => {
         let openings = random_openings::<W>(&rules, args.openings, args.opening_plies, args.seed);
         ladder::<W>(&rules, std::slice::from_ref(&candidate), &rungs, &openings, &|_| {})?
@@ -72,8 +81,8 @@ fn print_report(report: &LadderReport, step: u64, json: bool) {
             "step": step,
             "elo": candidate.elo,
             "margin": candidate.margin,
-            "rungs": report.rungs.iter().map(|(depth, rating)| serde_json::json!({
-                "depth": depth, "elo": rating.elo, "margin": rating.margin,
+            "rungs": report.rungs.iter().map(|(name, rating)| serde_json::json!({
+                "rung": name, "elo": rating.elo, "margin": rating.margin,
             })).collect::<Vec<_>>(),
             "matches": report.matches.iter().map(|m| serde_json::json!({
                 "first": m.first, "second": m.second, "games": m.result.games.len(),
@@ -94,11 +103,8 @@ fn print_report(report: &LadderReport, step: u64, json: bool) {
         );
     }
     println!();
-    for (depth, rating) in &report.rungs {
-        println!(
-            "engine depth {depth:<2} {:>7.0} +/- {:.0}",
-            rating.elo, rating.margin
-        );
+    for (name, rating) in &report.rungs {
+        println!("{name:<14} {:>7.0} +/- {:.0}", rating.elo, rating.margin);
     }
     println!(
         "checkpoint step {step}: {:.0} +/- {:.0} Elo on the ladder (depth 1 = 0)",

@@ -107,13 +107,22 @@ pub(crate) struct EvaluateArgs {
     /// Openings, each played with both colours; the config's count when absent.
     #[arg(long)]
     openings: Option<usize>,
-    /// Random plies from the start that make each opening; the config's when absent.
-    #[arg(long)]
-    opening_plies: Option<u32>,
+    /// Random plies from the start that make each opening, `K` or a range `A-B` (a number
+    /// drawn per opening); the config's when absent.
+    #[arg(long, value_parser = parse_ply_range)]
+    opening_plies: Option<std::ops::RangeInclusive<u32>>,
     /// Keep only openings the classical engine (depth 6) scores within this many discs of
     /// even: random plies can leave one side lost by force.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "exact_within")]
     balanced: Option<f64>,
+    /// Keep only openings whose exact value is within this many discs of a draw (solved by
+    /// the exact solver and cached in the run directory's exact-values.json).
+    #[arg(long, value_parser = clap::value_parser!(i32).range(0..=1000))]
+    exact_within: Option<i32>,
+    /// The network's exact-solver threshold in empties (0: no solver leaves, the network's
+    /// own play); the config's when absent.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=24))]
+    solve: Option<u32>,
     /// An opponent (`random`, `engine:depth=4`, ...); repeat for several. The config's
     /// opponents when absent.
     #[arg(long = "opponent")]
@@ -127,8 +136,27 @@ pub(crate) struct EvaluateArgs {
     games: Option<PathBuf>,
     /// Evaluate each due checkpoint as the trainer publishes it, until the run is finished
     /// (with the config's openings, opponents and simulations).
-    #[arg(long, conflicts_with_all = ["step", "openings", "opening_plies", "balanced", "opponents", "simulations", "games"])]
+    #[arg(long, conflicts_with_all = ["step", "openings", "opening_plies", "balanced", "exact_within", "solve", "opponents", "simulations", "games"])]
     follow: bool,
+}
+
+/// `K` or `A-B`: a number of plies or a range of them.
+pub(crate) fn parse_ply_range(text: &str) -> Result<std::ops::RangeInclusive<u32>, String> {
+    let number = |part: &str| {
+        part.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|&plies| plies <= 200)
+            .ok_or_else(|| format!("`{part}` is not a number of plies from 0 to 200"))
+    };
+    let (low, high) = match text.split_once('-') {
+        Some((low, high)) => (number(low)?, number(high)?),
+        None => (number(text)?, number(text)?),
+    };
+    if low > high {
+        return Err(format!("`{text}`: the range's start is above its end"));
+    }
+    Ok(low..=high)
 }
 
 /// Progress bars on standard error (hidden when it is not a terminal).
@@ -226,12 +254,39 @@ fn describe(record: &Record) -> String {
             draws,
             losses,
             score,
+            mean_margin,
+            perfect,
             ..
-        } => format!(
-            "evaluation step {step}: vs {opponent} {:.1}% (+{wins} ={draws} -{losses} of {games})",
-            score * 100.0
-        ),
+        } => {
+            let mut line = format!(
+                "evaluation step {step}: vs {opponent} {:.1}% (+{wins} ={draws} -{losses} of {games}), \
+                 mean margin {mean_margin:+.2}",
+                score * 100.0
+            );
+            if let Some(perfect) = perfect {
+                line.push_str(&perfect_summary(perfect));
+            }
+            line
+        }
     }
+}
+
+/// What a network kept against perfect play, as one clause of an evaluation line.
+fn perfect_summary(perfect: &flipzero_arena::PerfectPlayScore) -> String {
+    let share = |value: Option<f64>| value.map_or("-".to_owned(), |v| format!("{:.1}%", v * 100.0));
+    format!(
+        "; against the exact values of {} games: outcome kept in {} of the {} not lost \
+         (as Black {} of {}, as White {} of {}), exact margin kept in {}, {:.2} discs lost a game",
+        perfect.games,
+        share(perfect.kept_outcome_share(2)),
+        perfect.not_lost[2],
+        share(perfect.kept_outcome_share(0)),
+        perfect.not_lost[0],
+        share(perfect.kept_outcome_share(1)),
+        perfect.not_lost[1],
+        share(perfect.kept_margin_share()),
+        perfect.mean_discs_lost().unwrap_or(0.0),
+    )
 }
 
 /// One line for an iteration: losses, speeds and match scores.
@@ -346,8 +401,10 @@ pub(crate) fn evaluate(args: &EvaluateArgs) -> anyhow::Result<()> {
     let options = EvaluateOptions {
         step: args.step,
         openings: args.openings,
-        opening_plies: args.opening_plies,
+        opening_plies: args.opening_plies.clone(),
         balanced_margin: args.balanced,
+        exact_within: args.exact_within,
+        solve_empties: args.solve,
         opponents: (!args.opponents.is_empty()).then(|| args.opponents.clone()),
         simulations: args.simulations,
         games: args.games.clone(),

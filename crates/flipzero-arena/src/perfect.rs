@@ -1,0 +1,236 @@
+//! Perfect play as a yardstick: the exact values of openings, solved once and kept in a file,
+//! opening suites filtered by their exact value, and what an agent kept of each opening's
+//! game-theoretic value in its games against a perfect opponent.
+//!
+//! Against a perfect opponent a lost opening stays lost, so only the games whose opening is
+//! won or drawn for the agent say anything about its outcome; its margin can be compared with
+//! the exact one in every game.
+
+use std::collections::BTreeMap;
+use std::ops::RangeInclusive;
+use std::path::{Path, PathBuf};
+
+use flipzero_core::files::{FileError, write_atomically};
+use flipzero_core::{Bitboard, Color, Game, Rules};
+use flipzero_engine::{ExactSolver, ExactValue, Proof};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::matches::GameResult;
+use crate::openings::openings_between;
+
+/// Exact values of positions by their text: the final Black margin under perfect play.
+pub struct ExactCache {
+    path: Option<PathBuf>,
+    rules_toml: String,
+    black_margins: BTreeMap<String, i32>,
+    solver: ExactSolver,
+    changed: bool,
+}
+
+/// The cache file: one object mapping position texts to Black's final margin.
+#[derive(Serialize, Deserialize)]
+struct CacheFile {
+    rules_toml: String,
+    black_margins: BTreeMap<String, i32>,
+}
+
+/// Why exact values cannot be had.
+#[derive(Debug, thiserror::Error)]
+pub enum ExactError {
+    /// The solver does not play these rules.
+    #[error(
+        "exact values need rules the exact solver covers (Othello's moves on a plane board with a disc-count objective)"
+    )]
+    NotSolvable,
+    /// The cache file cannot be read or written.
+    #[error(transparent)]
+    File(#[from] FileError),
+}
+
+impl ExactCache {
+    /// The cache of `rules` kept in `path` (read when it exists; `None` keeps it in memory).
+    ///
+    /// # Errors
+    /// Rules the solver does not cover, an unreadable file, or one written for other rules.
+    pub fn open(rules: &Rules, path: Option<&Path>) -> Result<Self, ExactError> {
+        let solver = ExactSolver::new(rules).ok_or(ExactError::NotSolvable)?;
+        let mut black_margins = BTreeMap::new();
+        if let Some(path) = path.filter(|path| path.exists()) {
+            let text = std::fs::read_to_string(path).map_err(|e| FileError::io(path, e))?;
+            let file: CacheFile = serde_json::from_str(&text)
+                .map_err(|e| FileError::invalid(path, format!("not an exact-value cache: {e}")))?;
+            if file.rules_toml != rules.to_toml() {
+                return Err(FileError::invalid(path, "exact values of other rules").into());
+            }
+            black_margins = file.black_margins;
+        }
+        Ok(Self {
+            path: path.map(Path::to_path_buf),
+            rules_toml: rules.to_toml(),
+            black_margins,
+            solver,
+            changed: false,
+        })
+    }
+
+    /// Solves every game of `games` not yet in the cache (in parallel) and writes the cache
+    /// file when it grew. Games the solver cannot take from where they stand are left out.
+    ///
+    /// # Errors
+    /// A cache file that cannot be written.
+    pub fn solve_all<W: Bitboard>(
+        &mut self,
+        rules: &Rules,
+        games: &[Game<W>],
+    ) -> Result<(), ExactError> {
+        let missing: Vec<(String, &Game<W>)> = games
+            .iter()
+            .map(|game| (game.to_text(rules), game))
+            .filter(|(text, _)| !self.black_margins.contains_key(text))
+            .collect();
+        let solved: Vec<(String, i32)> = missing
+            .into_par_iter()
+            .filter_map(|(text, game)| {
+                let value = self.solver.solve(game, Proof::OneBest)?;
+                Some((text, value.black_margin))
+            })
+            .collect();
+        self.changed |= !solved.is_empty();
+        self.black_margins.extend(solved);
+        self.save()
+    }
+
+    /// The exact value of `game`, when it is in the cache.
+    pub fn value<W: Bitboard>(&self, rules: &Rules, game: &Game<W>) -> Option<ExactValue> {
+        let margin = *self.black_margins.get(&game.to_text(rules))?;
+        Some(ExactValue::of_margin(rules, game, margin))
+    }
+
+    fn save(&mut self) -> Result<(), ExactError> {
+        let Some(path) = self.path.as_ref().filter(|_| self.changed) else {
+            return Ok(());
+        };
+        let file = CacheFile {
+            rules_toml: self.rules_toml.clone(),
+            black_margins: std::mem::take(&mut self.black_margins),
+        };
+        let text = serde_json::to_string_pretty(&file).expect("exact values serialise");
+        self.black_margins = file.black_margins;
+        write_atomically(path, text.as_bytes()).map_err(|e| FileError::io(path, e))?;
+        self.changed = false;
+        Ok(())
+    }
+}
+
+/// Up to `count` distinct random openings of `plies` random plies (a number drawn per opening
+/// from the range) whose exact value lies within `within_discs` of a draw, their values
+/// solved into `cache`. Fewer come back when the game has too few such openings.
+///
+/// # Errors
+/// A cache file that cannot be written.
+pub fn exact_openings<W: Bitboard>(
+    rules: &Rules,
+    cache: &mut ExactCache,
+    count: usize,
+    plies: RangeInclusive<u32>,
+    within_discs: i32,
+    seed: u64,
+) -> Result<Vec<Game<W>>, ExactError> {
+    // Candidates in the order the seed draws them, solved a batch at a time so that a small
+    // count does not solve a large suite.
+    let mut wanted = count;
+    loop {
+        let candidates = openings_between::<W>(rules, 2 * wanted + 8, plies.clone(), seed);
+        cache.solve_all(rules, &candidates)?;
+        let kept: Vec<Game<W>> = candidates
+            .iter()
+            .filter(|game| {
+                cache
+                    .value(rules, game)
+                    .is_some_and(|value| value.margin_for(Color::Black).abs() <= within_discs)
+            })
+            .take(count)
+            .cloned()
+            .collect();
+        // No more distinct openings to draw, or enough kept.
+        if kept.len() >= count || candidates.len() < 2 * wanted + 8 {
+            return Ok(kept);
+        }
+        wanted *= 2;
+    }
+}
+
+/// What an agent kept of the exact values of its openings, over a match against a perfect
+/// opponent.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PerfectPlayScore {
+    /// Games whose opening has a known exact value.
+    pub games: usize,
+    /// Of those, the games whose opening is won or drawn for the agent: as Black, as White,
+    /// in all.
+    pub not_lost: [usize; 3],
+    /// Of those, the games in which the agent kept that outcome: as Black, as White, in all.
+    pub kept_outcome: [usize; 3],
+    /// Games in which the agent kept the exact margin.
+    pub kept_margin: usize,
+    /// Discs below the exact margin, summed over the games.
+    pub discs_lost: i64,
+}
+
+impl PerfectPlayScore {
+    /// Scores the games of a match of an agent (the first agent of `games`) against a perfect
+    /// opponent: game `i` was played from opening `i / 2`, as paired matches play them.
+    pub fn of_match<W: Bitboard>(
+        rules: &Rules,
+        cache: &ExactCache,
+        openings: &[Game<W>],
+        games: &[GameResult],
+    ) -> Self {
+        let mut score = Self::default();
+        for (index, game) in games.iter().enumerate() {
+            let opening = &openings[index / 2];
+            let Some(exact) = cache.value(rules, opening) else {
+                continue;
+            };
+            // Bidding is over in a solvable opening: the seat's colour stays for the game.
+            let color = if opening.seats_swapped() {
+                game.first_agent_color.opponent()
+            } else {
+                game.first_agent_color
+            };
+            score.games += 1;
+            let exact_outcome = exact.outcome_for(color);
+            if exact_outcome >= 0 {
+                let outcome = (2.0 * game.points - 1.0).round() as i8;
+                let kept = outcome >= exact_outcome;
+                let slot = usize::from(color == Color::White);
+                for slot in [slot, 2] {
+                    score.not_lost[slot] += 1;
+                    score.kept_outcome[slot] += usize::from(kept);
+                }
+            }
+            let lost = exact.margin_for(color) - game.margin;
+            score.kept_margin += usize::from(lost <= 0);
+            score.discs_lost += i64::from(lost);
+        }
+        score
+    }
+
+    /// The share of the not-lost games whose outcome was kept, for `slot` (0 Black, 1
+    /// White, 2 all); `None` without such games.
+    pub fn kept_outcome_share(&self, slot: usize) -> Option<f64> {
+        (self.not_lost[slot] > 0)
+            .then(|| self.kept_outcome[slot] as f64 / self.not_lost[slot] as f64)
+    }
+
+    /// The share of all scored games that kept the exact margin.
+    pub fn kept_margin_share(&self) -> Option<f64> {
+        (self.games > 0).then(|| self.kept_margin as f64 / self.games as f64)
+    }
+
+    /// Mean discs lost against the exact values, per scored game.
+    pub fn mean_discs_lost(&self) -> Option<f64> {
+        (self.games > 0).then(|| self.discs_lost as f64 / self.games as f64)
+    }
+}
