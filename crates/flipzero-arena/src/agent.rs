@@ -7,7 +7,7 @@ use burn::tensor::Device;
 use flipzero_core::rules::Objective;
 use flipzero_core::{Bitboard, Decision, Game, Rules};
 use flipzero_engine::{Engine, ExactSolver, Proof, SearchConfig, Weights, WeightsFile};
-use flipzero_mcts::{Evaluator, Mcts, MctsConfig, UniformEvaluator};
+use flipzero_mcts::{Evaluator, Mcts, MctsConfig, SearchKind, UniformEvaluator};
 use flipzero_nn::{CheckpointError, NetEvaluator, PolicyValueNet};
 use rand::SeedableRng;
 use rand::seq::IndexedRandom;
@@ -182,7 +182,13 @@ impl<W: Bitboard, E: Evaluator<W>> Agent<W> for MctsAgent<W, E> {
             (own, clock) => own.or(clock),
         };
         let decision = match limit {
-            None => tree.search(&mut self.evaluator).best(),
+            None => {
+                let result = tree.search(&mut self.evaluator);
+                match self.config.search {
+                    SearchKind::Puct => result.best(),
+                    SearchKind::Gumbel => tree.gumbel_result().decision,
+                }
+            }
             Some(limit) => {
                 // One simulation at a time (at least one) until the time is spent, or, for
                 // an agent of a fixed simulation count under a clock, until they are done.
@@ -208,7 +214,10 @@ impl<W: Bitboard, E: Evaluator<W>> Agent<W> for MctsAgent<W, E> {
                         break;
                     }
                 }
-                tree.result().best()
+                match self.config.search {
+                    SearchKind::Puct => tree.result().best(),
+                    SearchKind::Gumbel => tree.gumbel_result().decision,
+                }
             }
         };
         tree.advance(decision);
@@ -274,7 +283,8 @@ impl<W: Bitboard> Agent<W> for GreedyAgent {
 /// - `engine` or `engine:depth=4,...` (the options of [`SearchConfig`]);
 /// - `mcts:checkpoint=<file>,simulations=200` or `...,time=0.5` (seconds per decision): MCTS
 ///   with a network checkpoint; without `checkpoint`, with a uniform evaluator. Options
-///   `solve=EMPTIES` (exact values at leaves, default 12) and `cpuct=C`;
+///   `solve=EMPTIES` (exact values at leaves, default 12), `cpuct=C`, `search=puct|gumbel`
+///   and `considered=N` (Gumbel's root decisions, default 16);
 /// - `gtp:<command line>`: an external engine process that speaks GTP;
 /// - `nboard:<command line>`: an external engine process that speaks the NBoard protocol.
 #[derive(Clone, Debug, PartialEq)]
@@ -308,6 +318,10 @@ pub struct MctsSpec {
     pub solve_empties: u32,
     /// PUCT's exploration constant.
     pub c_puct: f32,
+    /// The tree policy (Gumbel search without noise: the agent plays its best).
+    pub search: SearchKind,
+    /// Gumbel search: root decisions considered.
+    pub considered_actions: u32,
 }
 
 impl Default for MctsSpec {
@@ -318,6 +332,8 @@ impl Default for MctsSpec {
             time: None,
             solve_empties: 12,
             c_puct: MctsConfig::default().c_puct,
+            search: SearchKind::Puct,
+            considered_actions: MctsConfig::default().considered_actions,
         }
     }
 }
@@ -331,6 +347,9 @@ impl MctsSpec {
             noise_fraction: 0.0,
             seed,
             solve_empties: self.solve_empties,
+            search: self.search,
+            considered_actions: self.considered_actions,
+            gumbel_scale: 0.0,
             ..MctsConfig::default()
         }
     }
@@ -346,7 +365,7 @@ pub struct AgentSpecError {
 
 const AGENT_FORMS: &str = "use `random`, `greedy`, `perfect`, `engine`, `engine:depth=4` (options depth, \
     nodes, time, solve, end, random, seed), `mcts:checkpoint=FILE,simulations=N` (options \
-    checkpoint, simulations, time, solve, cpuct), `gtp:<engine command line>` or \
+    checkpoint, simulations, time, solve, cpuct, search=puct|gumbel, considered), `gtp:<engine command line>` or \
     `nboard:<engine command line>`";
 
 fn parse_mcts(options: &str) -> Result<MctsSpec, String> {
@@ -385,6 +404,14 @@ fn parse_mcts(options: &str) -> Result<MctsSpec, String> {
                     .ok()
                     .filter(|c: &f32| c.is_finite() && *c >= 0.0)
                     .ok_or_else(|| bad("use a number of 0 or more"))?;
+            }
+            "search" => spec.search = value.parse().map_err(|e: String| bad(&e))?,
+            "considered" => {
+                spec.considered_actions = value
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=4096).contains(n))
+                    .ok_or_else(|| bad("use 1 to 4096 considered decisions"))?;
             }
             _ => return Err(bad("unknown option")),
         }

@@ -32,6 +32,7 @@ fn trained_checkpoint(rules: &Rules, path: &Path) {
             ..MctsConfig::default()
         },
         temperature_decisions: 8,
+        solve_targets_empties: 0,
         seed: 5,
     };
     let samples: Vec<_> = play::<u64>(rules, &config, &mut UniformEvaluator)

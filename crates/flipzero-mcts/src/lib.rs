@@ -1,6 +1,8 @@
 //! Monte-Carlo tree search over the decisions of any variant, guided by an [`Evaluator`]
-//! (a network, or the [`UniformEvaluator`] for tests): PUCT selection, optional Dirichlet
-//! noise at the root, visit-count policies with a temperature, and tree reuse between moves.
+//! (a network, or the [`UniformEvaluator`] for tests): PUCT selection with optional Dirichlet
+//! noise at the root and visit-count policies with a temperature, or Gumbel search
+//! (sequential halving at the root, the improved policy as the target; [`SearchKind`]), and
+//! tree reuse between moves.
 //!
 //! Near the end, positions can take their exact result from the engine's solver
 //! ([`MctsConfig::solve_empties`]).
@@ -69,6 +71,38 @@ pub struct MctsConfig {
     /// Positions with this many empty squares or fewer take their exact result from the
     /// endgame solver instead of the evaluator (Othello-move rules only; 0 turns it off).
     pub solve_empties: u32,
+    /// How simulations choose their way: PUCT everywhere, or Gumbel's sequential halving at
+    /// the root.
+    pub search: SearchKind,
+    /// Gumbel search: root decisions considered (the best by Gumbel noise plus prior
+    /// logits), halved each phase.
+    pub considered_actions: u32,
+    /// Gumbel search: the scale of the root's Gumbel noise (1 in self-play, where it explores;
+    /// 0 for an agent that plays its best).
+    pub gumbel_scale: f32,
+}
+
+/// The tree policy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SearchKind {
+    /// PUCT selection everywhere (AlphaZero); Dirichlet noise at the root in self-play.
+    #[default]
+    Puct,
+    /// Gumbel MuZero (Danihelka et al., ICLR 2022): sequential halving among the considered
+    /// root decisions, completed Q-values below, the improved policy as the target.
+    Gumbel,
+}
+
+impl std::str::FromStr for SearchKind {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text {
+            "puct" => Ok(SearchKind::Puct),
+            "gumbel" => Ok(SearchKind::Gumbel),
+            _ => Err(format!("search `{text}`: use `puct` or `gumbel`")),
+        }
+    }
 }
 
 impl Default for MctsConfig {
@@ -80,9 +114,17 @@ impl Default for MctsConfig {
             dirichlet_alpha: 0.3,
             seed: 0,
             solve_empties: 0,
+            search: SearchKind::Puct,
+            considered_actions: 16,
+            gumbel_scale: 0.0,
         }
     }
 }
+
+/// Gumbel search's constants, as in the paper and DeepMind's mctx: the completed Q-values,
+/// rescaled to [0, 1], are multiplied by (`VISIT_OFFSET` + the most visits) * `VALUE_SCALE`.
+const VISIT_OFFSET: f32 = 50.0;
+const VALUE_SCALE: f32 = 0.1;
 
 /// One decision out of a node.
 #[derive(Clone, Debug)]
@@ -223,7 +265,69 @@ pub struct Mcts<W: Bitboard> {
     /// The root's priors before any noise, so that searching the same root again does not
     /// stack noise on noise.
     clean_root_priors: Option<Vec<f32>>,
+    /// The Gumbel search under way at the root.
+    gumbel: Option<GumbelRoot>,
     rng: ChaCha8Rng,
+}
+
+/// The state of one Gumbel search at the root: its noise, and the visits each root decision
+/// has had in this search (a kept subtree brings visits of its own).
+#[derive(Clone, Debug)]
+struct GumbelRoot {
+    noise: Vec<f32>,
+    visits: Vec<u32>,
+    /// The visit count a simulation's root decision must have, simulation by simulation.
+    schedule: Vec<u32>,
+}
+
+/// The visit counts of sequential halving, simulation by simulation (mctx's
+/// `get_sequence_of_considered_visits`): each phase visits every considered decision equally,
+/// about `simulations / (log2(considered) * considered)` times, then halves them (keeping
+/// at least two).
+fn considered_visit_schedule(considered: usize, simulations: usize) -> Vec<u32> {
+    if considered <= 1 {
+        return (0..simulations as u32).collect();
+    }
+    let log2 = (considered as f64).log2().ceil() as usize;
+    let mut sequence = Vec::with_capacity(simulations);
+    let mut visits = vec![0u32; considered];
+    let mut remaining = considered;
+    while sequence.len() < simulations {
+        let extra = (simulations / (log2 * remaining)).max(1);
+        for _ in 0..extra {
+            sequence.extend_from_slice(&visits[..remaining]);
+            for visit in &mut visits[..remaining] {
+                *visit += 1;
+            }
+        }
+        remaining = (remaining / 2).max(2);
+    }
+    sequence.truncate(simulations);
+    sequence
+}
+
+/// Softmax of `logits` in place.
+fn softmax(logits: &mut [f32]) {
+    let most = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let mut total = 0.0;
+    for logit in logits.iter_mut() {
+        *logit = (*logit - most).exp();
+        total += *logit;
+    }
+    for logit in logits.iter_mut() {
+        *logit /= total;
+    }
+}
+
+/// The index of the largest score (the first of equals).
+fn argmax(scores: &[f32]) -> usize {
+    let mut best = 0;
+    for (index, score) in scores.iter().enumerate() {
+        if *score > scores[best] {
+            best = index;
+        }
+    }
+    best
 }
 
 /// The result of a finished game for its player to move.
@@ -260,6 +364,7 @@ impl<W: Bitboard> Mcts<W> {
             nodes: Vec::new(),
             root: 0,
             clean_root_priors: None,
+            gumbel: None,
         };
         tree.reset(game);
         tree
@@ -292,6 +397,7 @@ impl<W: Bitboard> Mcts<W> {
 
     fn reset(&mut self, game: &Game<W>) {
         self.clean_root_priors = None;
+        self.gumbel = None;
         self.nodes.clear();
         self.root = self.new_node(game.clone());
     }
@@ -305,6 +411,7 @@ impl<W: Bitboard> Mcts<W> {
     /// when the decision was never expanded).
     pub fn advance(&mut self, decision: Decision) {
         self.clean_root_priors = None;
+        self.gumbel = None;
         let root = &self.nodes[self.root];
         let child = root
             .edges
@@ -409,8 +516,17 @@ impl<W: Bitboard> Mcts<W> {
         }
     }
 
+    /// The edge a simulation takes out of `node`.
+    fn select(&mut self, node: usize) -> usize {
+        match self.config.search {
+            SearchKind::Puct => self.select_puct(node),
+            SearchKind::Gumbel if node == self.root => self.select_gumbel_root(),
+            SearchKind::Gumbel => self.select_gumbel_interior(node),
+        }
+    }
+
     /// The PUCT choice among a node's edges.
-    fn select(&self, node: usize) -> usize {
+    fn select_puct(&self, node: usize) -> usize {
         let edges = self.nodes[node].edges.as_ref().expect("an expanded node");
         let total: u32 = edges.iter().map(|edge| edge.visits).sum();
         let exploration = self.config.c_puct * (total.max(1) as f32).sqrt();
@@ -431,21 +547,16 @@ impl<W: Bitboard> Mcts<W> {
             && (node != self.root || self.nodes[node].game.is_over())
     }
 
-    /// The first half of a simulation: down from the root by PUCT to a finished game or a
+    /// The first half of a simulation: down from the root by the tree policy to a finished game or a
     /// position never evaluated.
     pub fn descend(&mut self) -> Leaf {
-        self.descend_through(None)
-    }
-
-    /// A descent whose first step takes root edge `first` when given, PUCT everywhere else.
-    fn descend_through(&mut self, mut first: Option<usize>) -> Leaf {
         let mut path: Vec<(usize, usize)> = Vec::new();
         let mut node = self.root;
         loop {
             if self.settled(node) || self.nodes[node].edges.is_none() {
                 return Leaf { path, node };
             }
-            let edge = first.take().unwrap_or_else(|| self.select(node));
+            let edge = self.select(node);
             let child = match self.nodes[node].edges.as_ref().expect("expanded")[edge].child {
                 Some(child) => child,
                 None => {
@@ -509,7 +620,10 @@ impl<W: Bitboard> Mcts<W> {
         if self.nodes[self.root].edges.is_none() {
             self.expand(self.root, evaluator);
         }
-        self.add_root_noise();
+        match self.config.search {
+            SearchKind::Puct => self.add_root_noise(),
+            SearchKind::Gumbel => self.start_gumbel(),
+        }
     }
 
     /// The visits and values at the root.
@@ -538,142 +652,181 @@ impl<W: Bitboard> Mcts<W> {
         self.result()
     }
 
-    /// Gumbel root search (Danihelka et al., 2022) for small budgets: up to `considered` root
-    /// decisions drawn without replacement by Gumbel noise plus prior logits, then sequential
-    /// halving of the simulation budget among them, keeping the better half each round by
-    /// noise + logit + scaled value. The policy target is the softmax of the logits plus the
-    /// scaled completed values (the mixed value stands in for unvisited decisions).
+    /// Gumbel search (Danihelka et al., 2022): the configured simulations with sequential
+    /// halving at the root (see [`SearchKind::Gumbel`]), then the decision it chose and the
+    /// improved policy. The same as [`search_many`] on this tree alone followed by
+    /// [`Mcts::gumbel_result`].
     ///
     /// # Panics
-    /// When the root game is over.
-    pub fn gumbel_search(
-        &mut self,
-        evaluator: &mut impl Evaluator<W>,
-        considered: usize,
-    ) -> GumbelResult {
-        assert!(!self.game().is_over(), "search of a finished game");
-        if self.nodes[self.root].edges.is_none() {
-            self.expand(self.root, evaluator);
-        }
-        let count = self.nodes[self.root]
-            .edges
-            .as_ref()
-            .expect("expanded")
-            .len();
-        let logits: Vec<f32> = self.nodes[self.root]
-            .edges
-            .as_ref()
-            .expect("expanded")
-            .iter()
-            .map(|edge| edge.prior.max(1e-12).ln())
-            .collect();
-        let gumbel: Vec<f32> = (0..count)
+    /// When the root game is over, or the tree does not use Gumbel search.
+    pub fn gumbel_search(&mut self, evaluator: &mut impl Evaluator<W>) -> GumbelResult {
+        assert_eq!(self.config.search, SearchKind::Gumbel, "a Gumbel tree");
+        search_many(std::slice::from_mut(self), evaluator);
+        self.gumbel_result()
+    }
+
+    /// Draws the root's Gumbel noise and plans the halving: the start of a Gumbel search.
+    fn start_gumbel(&mut self) {
+        let count = self.root_edges().len();
+        let noise: Vec<f32> = (0..count)
             .map(|_| {
                 let uniform: f32 = self.rng.random_range(f32::EPSILON..1.0);
-                -(-uniform.ln()).ln()
+                self.config.gumbel_scale * -(-uniform.ln()).ln()
             })
             .collect();
-        let mut remaining: Vec<usize> = (0..count).collect();
-        remaining.sort_by(|&a, &b| (gumbel[b] + logits[b]).total_cmp(&(gumbel[a] + logits[a])));
-        remaining.truncate(considered.clamp(1, count));
-        let budget = self.config.simulations.max(1) as usize;
-        let rounds = (remaining.len() as f32).log2().ceil().max(1.0) as usize;
-        let mut spent = 0;
-        for round in 0..rounds {
-            let per_decision = (budget / (rounds * remaining.len())).max(1);
-            for &edge in &remaining {
-                for _ in 0..per_decision {
-                    if spent >= budget && round > 0 {
-                        break;
-                    }
-                    let leaf = self.descend_through(Some(edge));
-                    let evaluated = self.leaf_request(&leaf).map(|(game, decisions)| {
-                        let evaluation = evaluator
-                            .evaluate(&self.rules, &[(game, &decisions)])
-                            .pop()
-                            .expect("one evaluation per position");
-                        (decisions, evaluation)
-                    });
-                    self.finish(leaf, evaluated);
-                    spent += 1;
-                }
-            }
-            if remaining.len() > 1 {
-                let scores = self.gumbel_scores(&logits, &gumbel);
-                remaining.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
-                remaining.truncate(remaining.len().div_ceil(2));
-            }
-        }
-        let scores = self.gumbel_scores(&logits, &gumbel);
-        let chosen = remaining
+        let considered = (self.config.considered_actions as usize).clamp(1, count);
+        self.gumbel = Some(GumbelRoot {
+            noise,
+            visits: vec![0; count],
+            schedule: considered_visit_schedule(
+                considered,
+                self.config.simulations.max(1) as usize,
+            ),
+        });
+    }
+
+    fn root_edges(&self) -> &[Edge] {
+        self.nodes[self.root]
+            .edges
+            .as_deref()
+            .expect("a prepared root")
+    }
+
+    /// The prior logits of a node's edges.
+    fn logits(&self, node: usize) -> Vec<f32> {
+        self.nodes[node]
+            .edges
+            .as_ref()
+            .expect("an expanded node")
             .iter()
-            .copied()
-            .max_by(|&a, &b| scores[a].total_cmp(&scores[b]))
-            .expect("at least one decision");
-        let completed = self.completed_values();
-        let scale = self.value_scale();
-        let improved: Vec<f32> = logits
+            .map(|edge| edge.prior.max(1e-12).ln())
+            .collect()
+    }
+
+    /// sigma(completed Q) of a node's edges (mctx's `qtransform_completed_by_mix_value`):
+    /// each edge's mean value, or the node's mixed value where unvisited, rescaled to [0, 1]
+    /// over the edges, times (50 + the most visits) * 0.1.
+    fn transformed_values(&self, node: usize) -> Vec<f32> {
+        let edges = self.nodes[node].edges.as_ref().expect("an expanded node");
+        let visits: u32 = edges.iter().map(|e| e.visits).sum();
+        let visited_prior: f32 = edges
             .iter()
-            .zip(&completed)
-            .map(|(logit, q)| logit + scale * q)
+            .filter(|e| e.visits > 0)
+            .map(|e| e.prior.max(f32::MIN_POSITIVE))
+            .sum();
+        let weighted: f32 = edges
+            .iter()
+            .filter(|e| e.visits > 0)
+            .map(|e| e.prior.max(f32::MIN_POSITIVE) * e.mean())
+            .sum();
+        let raw = self.nodes[node]
+            .terminal
+            .unwrap_or(self.nodes[node].evaluated);
+        let mixed = if visited_prior > 0.0 {
+            (raw + visits as f32 * weighted / visited_prior) / (1.0 + visits as f32)
+        } else {
+            raw
+        };
+        let completed: Vec<f32> = edges
+            .iter()
+            .map(|edge| if edge.visits > 0 { edge.mean() } else { mixed })
             .collect();
-        let most = improved.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        let exponentials: Vec<f32> = improved.iter().map(|v| (v - most).exp()).collect();
-        let total: f32 = exponentials.iter().sum();
-        let edges = self.nodes[self.root].edges.as_ref().expect("expanded");
+        let low = completed.iter().copied().fold(f32::INFINITY, f32::min);
+        let high = completed.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let most = edges.iter().map(|e| e.visits).max().unwrap_or(0);
+        let scale = (VISIT_OFFSET + most as f32) * VALUE_SCALE;
+        completed
+            .iter()
+            .map(|q| scale * (q - low) / (high - low).max(1e-8))
+            .collect()
+    }
+
+    /// Gumbel noise + logit + sigma(completed Q) for the root decisions whose visits in this
+    /// search equal `wanted`; minus infinity for the others (mctx's `score_considered`).
+    fn considered_scores(&self, wanted: u32) -> Vec<f32> {
+        let gumbel = self.gumbel.as_ref().expect("a Gumbel search under way");
+        let logits = self.logits(self.root);
+        let most = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        self.transformed_values(self.root)
+            .iter()
+            .zip(&logits)
+            .zip(gumbel.noise.iter().zip(&gumbel.visits))
+            .map(|((sigma, logit), (noise, &visits))| {
+                if visits == wanted {
+                    (noise + logit - most + sigma).max(-1e9)
+                } else {
+                    f32::NEG_INFINITY
+                }
+            })
+            .collect()
+    }
+
+    /// The root decision of the next simulation: among those with the visits the halving
+    /// schedule asks for, the best by Gumbel noise + logit + sigma(Q). Past the schedule
+    /// (a search by time), the most visited ones get the extra simulations.
+    fn select_gumbel_root(&mut self) -> usize {
+        if self.gumbel.is_none() {
+            self.start_gumbel();
+        }
+        let gumbel = self.gumbel.as_ref().expect("started");
+        let spent: u32 = gumbel.visits.iter().sum();
+        let wanted = gumbel
+            .schedule
+            .get(spent as usize)
+            .copied()
+            .unwrap_or_else(|| gumbel.visits.iter().copied().max().unwrap_or(0));
+        let scores = self.considered_scores(wanted);
+        let chosen = argmax(&scores);
+        self.gumbel.as_mut().expect("started").visits[chosen] += 1;
+        chosen
+    }
+
+    /// Below the root: the edge whose visit share falls furthest below the improved policy
+    /// (the paper's deterministic selection).
+    fn select_gumbel_interior(&self, node: usize) -> usize {
+        let mut improved = self.logits(node);
+        for (logit, sigma) in improved.iter_mut().zip(self.transformed_values(node)) {
+            *logit += sigma;
+        }
+        softmax(&mut improved);
+        let edges = self.nodes[node].edges.as_ref().expect("an expanded node");
+        let total: u32 = edges.iter().map(|e| e.visits).sum();
+        let scores: Vec<f32> = improved
+            .iter()
+            .zip(edges)
+            .map(|(p, edge)| p - edge.visits as f32 / (1.0 + total as f32))
+            .collect();
+        argmax(&scores)
+    }
+
+    /// What a Gumbel search found: the considered decision with the most visits in this
+    /// search and the best noisy score among those, the improved policy (softmax of logits
+    /// plus sigma(completed Q), over the legal decisions) and the root's value.
+    ///
+    /// # Panics
+    /// When no search was prepared at the root.
+    pub fn gumbel_result(&mut self) -> GumbelResult {
+        if self.gumbel.is_none() {
+            self.start_gumbel();
+        }
+        let gumbel = self.gumbel.as_ref().expect("started");
+        let most = gumbel.visits.iter().copied().max().unwrap_or(0);
+        let chosen = argmax(&self.considered_scores(most));
+        let mut improved = self.logits(self.root);
+        for (logit, sigma) in improved.iter_mut().zip(self.transformed_values(self.root)) {
+            *logit += sigma;
+        }
+        softmax(&mut improved);
+        let edges = self.root_edges();
         GumbelResult {
             decision: edges[chosen].decision,
             policy: edges
                 .iter()
-                .zip(&exponentials)
-                .map(|(edge, e)| (edge.decision, e / total))
+                .zip(improved)
+                .map(|(edge, share)| (edge.decision, share))
                 .collect(),
             value: self.result().value,
         }
-    }
-
-    /// sigma(q) of the paper: (c_visit + most visits) * c_scale, with c_visit = 50 and
-    /// c_scale = 1.
-    fn value_scale(&self) -> f32 {
-        let edges = self.nodes[self.root].edges.as_ref().expect("expanded");
-        let most = edges.iter().map(|edge| edge.visits).max().unwrap_or(0);
-        50.0 + most as f32
-    }
-
-    /// Each root decision's mean value, or for an unvisited one the mixed value: the
-    /// evaluator's value of the root blended with the prior-weighted mean of the visited
-    /// decisions.
-    fn completed_values(&self) -> Vec<f32> {
-        let edges = self.nodes[self.root].edges.as_ref().expect("expanded");
-        let visited_prior: f32 = edges.iter().filter(|e| e.visits > 0).map(|e| e.prior).sum();
-        let visits: u32 = edges.iter().map(|e| e.visits).sum();
-        let weighted: f32 = edges
-            .iter()
-            .filter(|e| e.visits > 0)
-            .map(|e| e.prior * e.mean())
-            .sum();
-        let root_value = self.nodes[self.root]
-            .terminal
-            .unwrap_or(self.nodes[self.root].evaluated);
-        let mixed = if visited_prior > 0.0 {
-            (root_value + visits as f32 * weighted / visited_prior) / (1.0 + visits as f32)
-        } else {
-            root_value
-        };
-        edges
-            .iter()
-            .map(|edge| if edge.visits > 0 { edge.mean() } else { mixed })
-            .collect()
-    }
-
-    /// Gumbel noise + logit + scaled completed value, per root decision.
-    fn gumbel_scores(&self, logits: &[f32], gumbel: &[f32]) -> Vec<f32> {
-        let scale = self.value_scale();
-        self.completed_values()
-            .iter()
-            .zip(logits.iter().zip(gumbel))
-            .map(|(q, (logit, g))| g + logit + scale * q)
-            .collect()
     }
 
     /// A decision drawn with probability proportional to visits^(1/temperature); the most
@@ -699,5 +852,25 @@ impl<W: Bitboard> Mcts<W> {
             pick -= weight;
         }
         result.best()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::considered_visit_schedule;
+
+    #[test]
+    fn sequential_halving_visits_as_mctx_plans_them() {
+        // 4 considered, 16 simulations: two rounds of all four, then the best two four times.
+        assert_eq!(
+            considered_visit_schedule(4, 16),
+            [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]
+        );
+        // Fewer simulations than decisions: the first phase is cut short.
+        assert_eq!(considered_visit_schedule(16, 4), [0, 0, 0, 0]);
+        assert_eq!(considered_visit_schedule(1, 3), [0, 1, 2]);
+        // Halving stops at two.
+        let long = considered_visit_schedule(2, 10);
+        assert_eq!(long, [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]);
     }
 }

@@ -2,7 +2,7 @@
 
 use flipzero_core::{Bitboard, Decision, Game, Preset, Rules};
 use flipzero_engine::{Engine, SearchConfig, WeightsFile};
-use flipzero_mcts::{Mcts, MctsConfig, UniformEvaluator};
+use flipzero_mcts::{Mcts, MctsConfig, SearchKind, UniformEvaluator, search_many};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -172,7 +172,7 @@ fn solved_leaves_find_wins_with_few_simulations() {
 
 #[test]
 fn searching_many_trees_at_once_changes_nothing_but_the_batch_size() {
-    use flipzero_mcts::{Evaluation, Evaluator, search_many};
+    use flipzero_mcts::{Evaluation, Evaluator};
     /// Counts calls and positions, and prefers low decision indices a little.
     struct Counting {
         calls: usize,
@@ -235,39 +235,104 @@ fn searching_many_trees_at_once_changes_nothing_but_the_batch_size() {
     assert!(counting.positions > 2 * 64, "batches of several positions");
 }
 
+fn gumbel_config(simulations: u32, seed: u64, gumbel_scale: f32) -> MctsConfig {
+    MctsConfig {
+        simulations,
+        solve_empties: 10,
+        seed,
+        search: SearchKind::Gumbel,
+        considered_actions: 16,
+        gumbel_scale,
+        ..MctsConfig::default()
+    }
+}
+
 #[test]
-fn gumbel_search_finds_solved_wins_with_a_tiny_budget_and_favours_them() {
+fn gumbel_search_finds_forced_wins_with_4_to_16_simulations_and_favours_them() {
     let rules = Preset::Othello.rules(Some(6)).unwrap();
     let mut checked = 0;
     for (seed, game, winning, decisions) in forced_wins(&rules, |seed| 10 + (seed % 2) as u32) {
-        let config = MctsConfig {
-            simulations: 2 * decisions as u32,
-            solve_empties: 10,
-            seed,
-            ..MctsConfig::default()
-        };
-        let mut tree = Mcts::new(&rules, config, &game);
-        let result = tree.gumbel_search(&mut UniformEvaluator, 16);
-        assert!(winning.contains(&result.decision), "seed {seed}");
-        let total: f32 = result.policy.iter().map(|p| p.1).sum();
-        assert!((total - 1.0).abs() < 1e-4);
-        let share = |wins: bool| {
-            result
-                .policy
-                .iter()
-                .filter(|p| winning.contains(&p.0) == wins)
-                .map(|p| p.1)
-                .fold(0.0f32, f32::max)
-        };
-        assert!(
-            share(true) > share(false),
-            "seed {seed}: {:?}",
-            result.policy
-        );
-        checked += 1;
+        for simulations in [4, 8, 16] {
+            // Every decision must be tried once to know which wins.
+            if (simulations as usize) < decisions {
+                continue;
+            }
+            for gumbel_scale in [0.0, 1.0] {
+                let config = gumbel_config(simulations, seed, gumbel_scale);
+                let mut tree = Mcts::new(&rules, config, &game);
+                let result = tree.gumbel_search(&mut UniformEvaluator);
+                assert!(
+                    winning.contains(&result.decision),
+                    "seed {seed}, {simulations} simulations"
+                );
+                let best_share = |wins: bool| {
+                    result
+                        .policy
+                        .iter()
+                        .filter(|p| winning.contains(&p.0) == wins)
+                        .map(|p| p.1)
+                        .fold(0.0f32, f32::max)
+                };
+                assert!(
+                    best_share(true) > best_share(false),
+                    "seed {seed}: {:?}",
+                    result.policy
+                );
+                checked += 1;
+            }
+        }
     }
     assert!(
-        checked >= 5,
-        "only {checked} positions had a forced win to find"
+        checked >= 10,
+        "only {checked} searches had a forced win to find"
     );
+}
+
+#[test]
+fn gumbel_targets_are_distributions_over_the_legal_decisions_only() {
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    for seed in 0..6 {
+        let game = endgame::<u64>(&rules, seed, 20 + seed as u32);
+        if game.is_over() {
+            continue;
+        }
+        let mut tree = Mcts::new(&rules, gumbel_config(24, seed, 1.0), &game);
+        let result = tree.gumbel_search(&mut UniformEvaluator);
+        let mut decisions: Vec<Decision> = result.policy.iter().map(|p| p.0).collect();
+        let mut legal = game.legal_decisions(&rules);
+        decisions.sort();
+        legal.sort();
+        assert_eq!(decisions, legal);
+        assert!(result.policy.iter().all(|p| p.1 >= 0.0 && p.1.is_finite()));
+        let total: f32 = result.policy.iter().map(|p| p.1).sum();
+        assert!((total - 1.0).abs() < 1e-4, "{total}");
+        assert!(legal.contains(&result.decision));
+        // The root's simulations add up to the budget.
+        let visits: u32 = tree.result().decisions.iter().map(|d| d.1).sum();
+        assert_eq!(visits, 24);
+    }
+}
+
+#[test]
+fn gumbel_trees_searched_together_equal_trees_searched_alone() {
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    let starts: Vec<Game<u64>> = (0..3)
+        .map(|seed| endgame::<u64>(&rules, seed, 22))
+        .collect();
+    let alone: Vec<_> = starts
+        .iter()
+        .enumerate()
+        .map(|(seed, game)| {
+            Mcts::new(&rules, gumbel_config(32, seed as u64, 1.0), game)
+                .gumbel_search(&mut UniformEvaluator)
+        })
+        .collect();
+    let mut trees: Vec<Mcts<u64>> = starts
+        .iter()
+        .enumerate()
+        .map(|(seed, game)| Mcts::new(&rules, gumbel_config(32, seed as u64, 1.0), game))
+        .collect();
+    search_many(&mut trees, &mut UniformEvaluator);
+    let together: Vec<_> = trees.iter_mut().map(|tree| tree.gumbel_result()).collect();
+    assert_eq!(alone, together);
 }

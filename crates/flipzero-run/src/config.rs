@@ -7,7 +7,7 @@ use std::path::Path;
 use flipzero_arena::AgentSpec;
 use flipzero_core::Rules;
 use flipzero_core::files::FileError;
-use flipzero_mcts::MctsConfig;
+use flipzero_mcts::{MctsConfig, SearchKind};
 use flipzero_train::TrainConfig;
 use serde::{Deserialize, Serialize};
 
@@ -70,6 +70,39 @@ pub struct SelfPlaySection {
     pub temperature_decisions: u32,
     /// Leaves with this many empty squares or fewer take the exact solver's value (0: never).
     pub solve_empties: u32,
+    /// Positions with this many empty squares or fewer are trained on the exact solver's
+    /// targets (outcome, margin, best decisions) rather than the game's (0: never).
+    #[serde(default)]
+    pub solve_targets_empties: u32,
+    /// The tree policy: `puct` (Dirichlet noise at the root, visit counts as targets) or
+    /// `gumbel` (sequential halving at the root, the improved policy as the target).
+    #[serde(default, with = "search_kind")]
+    pub search: SearchKind,
+    /// Gumbel search: root decisions considered.
+    #[serde(default = "default_considered")]
+    pub considered_actions: u32,
+}
+
+fn default_considered() -> u32 {
+    MctsConfig::default().considered_actions
+}
+
+/// `search = "puct" | "gumbel"` in the config files.
+mod search_kind {
+    use flipzero_mcts::SearchKind;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(kind: &SearchKind, out: S) -> Result<S::Ok, S::Error> {
+        out.serialize_str(match kind {
+            SearchKind::Puct => "puct",
+            SearchKind::Gumbel => "gumbel",
+        })
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(input: D) -> Result<SearchKind, D::Error> {
+        let text = String::deserialize(input)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
 }
 
 /// Training settings.
@@ -130,6 +163,12 @@ pub struct EvaluateSection {
     pub simulations: u32,
     /// Its exact-solver threshold in empty squares.
     pub solve_empties: u32,
+    /// Its tree policy: `puct` or `gumbel` (without noise: it plays its best).
+    #[serde(default, with = "search_kind")]
+    pub search: SearchKind,
+    /// Gumbel search: root decisions considered.
+    #[serde(default = "default_considered")]
+    pub considered_actions: u32,
     /// Opponents: `random`, `engine:depth=N` and the other engine options.
     pub opponents: Vec<String>,
 }
@@ -223,6 +262,18 @@ impl RunConfig {
             100.0,
         )?;
         within("selfplay.solve_empties", play.solve_empties, 0, 24)?;
+        within(
+            "selfplay.solve_targets_empties",
+            play.solve_targets_empties,
+            0,
+            24,
+        )?;
+        within(
+            "selfplay.considered_actions",
+            play.considered_actions,
+            1,
+            4096,
+        )?;
         let train = &self.train;
         within("train.batch_size", train.batch_size, 1, 65_536)?;
         within(
@@ -241,6 +292,12 @@ impl RunConfig {
         within("evaluate.opening_plies", evaluate.opening_plies, 0, 60)?;
         within("evaluate.simulations", evaluate.simulations, 1, 1_000_000)?;
         within("evaluate.solve_empties", evaluate.solve_empties, 0, 24)?;
+        within(
+            "evaluate.considered_actions",
+            evaluate.considered_actions,
+            1,
+            4096,
+        )?;
         if let Some(minutes) = self.stop.minutes {
             within("loop.minutes", minutes, 0.0, 1e7)?;
         }
@@ -259,15 +316,22 @@ impl ValidConfig {
             dirichlet_alpha: play.dirichlet_alpha,
             seed: self.config.seed,
             solve_empties: play.solve_empties,
+            search: play.search,
+            considered_actions: play.considered_actions,
+            gumbel_scale: 1.0,
         }
     }
 
     /// The search settings of the network's agent in evaluation: no noise.
     pub fn evaluate_mcts(&self) -> MctsConfig {
+        let evaluate = &self.config.evaluate;
         MctsConfig {
-            simulations: self.config.evaluate.simulations,
+            simulations: evaluate.simulations,
             noise_fraction: 0.0,
-            solve_empties: self.config.evaluate.solve_empties,
+            solve_empties: evaluate.solve_empties,
+            search: evaluate.search,
+            considered_actions: evaluate.considered_actions,
+            gumbel_scale: 0.0,
             ..self.selfplay_mcts()
         }
     }

@@ -12,7 +12,8 @@ pub mod slurm;
 mod stages;
 pub mod workers;
 
-pub use config::{ConfigError, RunConfig, ValidConfig};
+pub use config::{ConfigError, RunConfig, Schedule, ValidConfig};
 pub use directory::{Record, RunDir};
+pub use flipzero_mcts::SearchKind;
 pub use stages::{EvaluateOptions, Progress, Run, RunError, Silent};
 pub use workers::{RunStatus, WorkerId, run_status};

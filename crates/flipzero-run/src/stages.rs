@@ -94,6 +94,8 @@ pub struct EvaluateOptions {
     /// Exact solver values at the network's leaves from this many empties (0: its own
     /// play); the config's when `None`.
     pub solve_empties: Option<u32>,
+    /// The network's tree policy; the config's when `None`.
+    pub search: Option<flipzero_mcts::SearchKind>,
     /// Opponents, as `random` or `engine:depth=N`.
     pub opponents: Option<Vec<String>>,
     /// Simulations per decision of the network's agent.
@@ -309,6 +311,7 @@ impl Run {
             parallel_games: play.parallel_games,
             mcts: self.config.selfplay_mcts(),
             temperature_decisions: play.temperature_decisions,
+            solve_targets_empties: play.solve_targets_empties,
             seed,
         };
         let writer = match worker {
@@ -557,6 +560,8 @@ impl Run {
                 time: None,
                 solve_empties: options.solve_empties.unwrap_or(mcts.solve_empties),
                 c_puct: mcts.c_puct,
+                search: options.search.unwrap_or(mcts.search),
+                considered_actions: mcts.considered_actions,
             }),
             rules,
             weights,

@@ -5,7 +5,8 @@
 use flipzero_core::rules::Objective;
 use flipzero_core::{Bitboard, Color, Decision, Game, Outcome, Rules};
 use flipzero_data::Sample;
-use flipzero_mcts::{Evaluator, Mcts, MctsConfig, search_many};
+use flipzero_engine::{ExactSolver, Proof};
+use flipzero_mcts::{Evaluator, Mcts, MctsConfig, SearchKind, search_many};
 
 /// How to play.
 #[derive(Clone, Debug, PartialEq)]
@@ -17,7 +18,12 @@ pub struct SelfPlayConfig {
     /// The search of every decision (its seed is offset per game).
     pub mcts: MctsConfig,
     /// Decisions per game drawn in proportion to visits; the rest take the most visited.
+    /// (Gumbel search draws its decisions by its own noise instead.)
     pub temperature_decisions: u32,
+    /// Positions with this many empty squares or fewer take their targets from the exact
+    /// solver: the exact outcome and margin, and a policy spread over the best decisions
+    /// (`Sample::solved`). 0 turns it off; rules the solver does not cover ignore it.
+    pub solve_targets_empties: u32,
     /// Seed of the games (starts and searches).
     pub seed: u64,
 }
@@ -35,6 +41,34 @@ pub struct GameRecord {
     pub outcome: Outcome,
     /// Black minus White at the end, as the rules count it.
     pub score: i32,
+}
+
+/// Exact targets for `game` from the solver, when it has at most `empties` empty squares
+/// and the solver can take it: the outcome and margin under perfect play for the side to
+/// move, and a policy shared equally by the best decisions.
+fn solved_sample<W: Bitboard>(
+    rules: &Rules,
+    solver: Option<&ExactSolver>,
+    empties: u32,
+    game: &Game<W>,
+) -> Option<Sample> {
+    if game.empty().count() > empties {
+        return None;
+    }
+    let value = solver?.solve(game, Proof::EveryBest)?;
+    let side = game.side_to_move();
+    let share = 1.0 / value.best.len() as f32;
+    Some(Sample {
+        position: game.to_text(rules),
+        policy: value
+            .best
+            .iter()
+            .map(|&decision| (rules.decision_index(decision) as u16, share))
+            .collect(),
+        outcome: value.outcome_for(side),
+        score: value.margin_for(side) as f32,
+        solved: true,
+    })
 }
 
 /// A sample waiting for its game's end, with who was to move.
@@ -112,6 +146,9 @@ pub fn play_games<W: Bitboard>(
 ) {
     let mut running: Vec<Running> = Vec::new();
     let mut trees: Vec<Mcts<W>> = Vec::new();
+    let solver = (config.solve_targets_empties > 0)
+        .then(|| ExactSolver::new(rules))
+        .flatten();
     let mut waiting = ids.iter().copied();
     loop {
         while running.len() < config.parallel_games.max(1) {
@@ -140,26 +177,41 @@ pub fn play_games<W: Bitboard>(
         let mut still_running = Vec::with_capacity(running.len());
         let mut still_searching = Vec::with_capacity(trees.len());
         for (mut game, mut tree) in running.into_iter().zip(trees) {
-            let result = tree.result();
             let position = tree.game().clone();
-            let temperature = if (game.decisions.len() as u32) < config.temperature_decisions {
-                1.0
-            } else {
-                0.0
+            let (decision, policy) = match config.mcts.search {
+                SearchKind::Puct => {
+                    let result = tree.result();
+                    let temperature =
+                        if (game.decisions.len() as u32) < config.temperature_decisions {
+                            1.0
+                        } else {
+                            0.0
+                        };
+                    (tree.sample(&result, temperature), result.policy())
+                }
+                SearchKind::Gumbel => {
+                    let result = tree.gumbel_result();
+                    (result.decision, result.policy)
+                }
             };
-            let decision = tree.sample(&result, temperature);
+            let sample = solved_sample(
+                rules,
+                solver.as_ref(),
+                config.solve_targets_empties,
+                &position,
+            )
+            .unwrap_or_else(|| Sample {
+                position: position.to_text(rules),
+                policy: policy
+                    .into_iter()
+                    .map(|(decision, share)| (rules.decision_index(decision) as u16, share))
+                    .collect(),
+                outcome: 0,
+                score: 0.0,
+                solved: false,
+            });
             game.pending.push(Pending {
-                sample: Sample {
-                    position: position.to_text(rules),
-                    policy: result
-                        .policy()
-                        .into_iter()
-                        .map(|(decision, share)| (rules.decision_index(decision) as u16, share))
-                        .collect(),
-                    outcome: 0,
-                    score: 0.0,
-                    solved: false,
-                },
+                sample,
                 color: position.side_to_move(),
                 seats_swapped: position.seats_swapped(),
             });
@@ -171,6 +223,9 @@ pub fn play_games<W: Bitboard>(
                     .pending
                     .iter()
                     .map(|pending| {
+                        if pending.sample.solved {
+                            return pending.sample.clone();
+                        }
                         let (outcome, score) = targets(rules, &end, pending);
                         Sample {
                             outcome,

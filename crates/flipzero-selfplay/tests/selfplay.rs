@@ -1,6 +1,6 @@
 //! Self-play games replay to their recorded ends, and their samples carry the right targets.
 
-use flipzero_core::{Color, Game, Outcome, Preset, Rules};
+use flipzero_core::{Bitboard, Color, Game, Outcome, Preset, Rules};
 use flipzero_mcts::{MctsConfig, UniformEvaluator};
 use flipzero_selfplay::{GameRecord, SelfPlayConfig, play};
 
@@ -13,6 +13,7 @@ fn config(games: usize) -> SelfPlayConfig {
             ..MctsConfig::default()
         },
         temperature_decisions: 8,
+        solve_targets_empties: 0,
         seed: 5,
     }
 }
@@ -154,4 +155,86 @@ fn workers_share_the_games_and_each_game_is_whole() {
         |id, record| alone.push((id, record)),
     );
     assert_eq!(alone[0], records[5]);
+}
+
+#[test]
+fn gumbel_self_play_games_replay_with_improved_policies_as_targets() {
+    use flipzero_mcts::SearchKind;
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    let mut gumbel = config(4);
+    gumbel.mcts.search = SearchKind::Gumbel;
+    gumbel.mcts.gumbel_scale = 1.0;
+    gumbel.mcts.simulations = 16;
+    let records = play::<u64>(&rules, &gumbel, &mut UniformEvaluator);
+    assert_eq!(records.len(), 4);
+    for record in &records {
+        check(&rules, record);
+        for sample in &record.samples {
+            // The improved policy covers every legal decision.
+            let game = Game::<u64>::from_text(&rules, &sample.position).unwrap();
+            assert_eq!(sample.policy.len(), game.legal_decisions(&rules).len());
+        }
+    }
+    // Gumbel noise at the root varies the games.
+    let lengths: std::collections::HashSet<&Vec<_>> =
+        records.iter().map(|r| &r.decisions).collect();
+    assert_eq!(lengths.len(), 4);
+}
+
+#[test]
+fn positions_near_the_end_take_exact_targets_from_the_solver() {
+    use flipzero_engine::ExactSolver;
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    let mut exact = config(4);
+    exact.solve_targets_empties = 8;
+    let solver = ExactSolver::new(&rules).unwrap();
+    let records = play::<u64>(&rules, &exact, &mut UniformEvaluator);
+    let (mut solved, mut unsolved) = (0, 0);
+    for record in &records {
+        for sample in &record.samples {
+            let game = Game::<u64>::from_text(&rules, &sample.position).unwrap();
+            assert_eq!(
+                sample.solved,
+                game.empty().count() <= 8,
+                "{}",
+                sample.position
+            );
+            let total: f32 = sample.policy.iter().map(|p| p.1).sum();
+            assert!((total - 1.0).abs() < 1e-4);
+            if !sample.solved {
+                unsolved += 1;
+                continue;
+            }
+            solved += 1;
+            // The targets are the exact value, and the policy is shared by the decisions
+            // that reach it, all of them.
+            let side = game.side_to_move();
+            let values = solver.decision_values(&rules, &game).unwrap();
+            let best = values
+                .iter()
+                .map(|(_, v)| v.margin_for(side))
+                .max()
+                .unwrap();
+            assert_eq!(sample.score, best as f32);
+            let best_outcome = values
+                .iter()
+                .map(|(_, v)| v.outcome_for(side))
+                .max()
+                .unwrap();
+            assert_eq!(sample.outcome, best_outcome);
+            let mut reaching: Vec<u16> = values
+                .iter()
+                .filter(|(_, v)| v.margin_for(side) == best)
+                .map(|(decision, _)| rules.decision_index(*decision) as u16)
+                .collect();
+            let mut targets: Vec<u16> = sample.policy.iter().map(|p| p.0).collect();
+            reaching.sort();
+            targets.sort();
+            assert_eq!(targets, reaching);
+        }
+    }
+    assert!(
+        solved > 8 && unsolved > 8,
+        "{solved} solved, {unsolved} not"
+    );
 }

@@ -18,6 +18,7 @@ fn self_play_samples(rules: &Rules, games: usize, simulations: u32, seed: u64) -
             ..MctsConfig::default()
         },
         temperature_decisions: 10,
+        solve_targets_empties: 0,
         seed,
     };
     play::<u64>(rules, &config, &mut UniformEvaluator)

@@ -123,6 +123,9 @@ pub(crate) struct EvaluateArgs {
     /// own play); the config's when absent.
     #[arg(long, value_parser = clap::value_parser!(u32).range(0..=24))]
     solve: Option<u32>,
+    /// The network's tree policy, `puct` or `gumbel`; the config's when absent.
+    #[arg(long, value_parser = |text: &str| text.parse::<flipzero_run::SearchKind>())]
+    search: Option<flipzero_run::SearchKind>,
     /// An opponent (`random`, `engine:depth=4`, ...); repeat for several. The config's
     /// opponents when absent.
     #[arg(long = "opponent")]
@@ -136,7 +139,7 @@ pub(crate) struct EvaluateArgs {
     games: Option<PathBuf>,
     /// Evaluate each due checkpoint as the trainer publishes it, until the run is finished
     /// (with the config's openings, opponents and simulations).
-    #[arg(long, conflicts_with_all = ["step", "openings", "opening_plies", "balanced", "exact_within", "solve", "opponents", "simulations", "games"])]
+    #[arg(long, conflicts_with_all = ["step", "openings", "opening_plies", "balanced", "exact_within", "solve", "search", "opponents", "simulations", "games"])]
     follow: bool,
 }
 
@@ -405,6 +408,7 @@ pub(crate) fn evaluate(args: &EvaluateArgs) -> anyhow::Result<()> {
         balanced_margin: args.balanced,
         exact_within: args.exact_within,
         solve_empties: args.solve,
+        search: args.search,
         opponents: (!args.opponents.is_empty()).then(|| args.opponents.clone()),
         simulations: args.simulations,
         games: args.games.clone(),
