@@ -2,6 +2,7 @@
 //! agents (every opening played once with each agent in each seat, in parallel), ratings
 //! (maximum-likelihood Elo, SPRT), the engine ladder and tournament pairings.
 
+pub mod accuracy;
 pub mod agent;
 pub mod competition;
 pub mod elo;

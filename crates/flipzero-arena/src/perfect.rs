@@ -19,20 +19,28 @@ use serde::{Deserialize, Serialize};
 use crate::matches::GameResult;
 use crate::openings::openings_between;
 
-/// Exact values of positions by their text: the final Black margin under perfect play.
+/// Exact values of positions by their text: the final Black margin under perfect play, and
+/// for positions whose every decision was scored, the mover's final margin after each.
 pub struct ExactCache {
     path: Option<PathBuf>,
     rules_toml: String,
     black_margins: BTreeMap<String, i32>,
+    decision_margins: BTreeMap<String, Vec<DecisionMargin>>,
     solver: ExactSolver,
     changed: bool,
 }
 
-/// The cache file: one object mapping position texts to Black's final margin.
+/// A decision (its index in the rules' decision space) and the final margin it leads to for
+/// the player who makes it, objective-signed, under perfect play afterwards.
+pub type DecisionMargin = (u16, i32);
+
+/// The cache file.
 #[derive(Serialize, Deserialize)]
 struct CacheFile {
     rules_toml: String,
     black_margins: BTreeMap<String, i32>,
+    #[serde(default)]
+    decision_margins: BTreeMap<String, Vec<DecisionMargin>>,
 }
 
 /// Why exact values cannot be had.
@@ -56,6 +64,7 @@ impl ExactCache {
     pub fn open(rules: &Rules, path: Option<&Path>) -> Result<Self, ExactError> {
         let solver = ExactSolver::new(rules).ok_or(ExactError::NotSolvable)?;
         let mut black_margins = BTreeMap::new();
+        let mut decision_margins = BTreeMap::new();
         if let Some(path) = path.filter(|path| path.exists()) {
             let text = std::fs::read_to_string(path).map_err(|e| FileError::io(path, e))?;
             let file: CacheFile = serde_json::from_str(&text)
@@ -64,11 +73,13 @@ impl ExactCache {
                 return Err(FileError::invalid(path, "exact values of other rules").into());
             }
             black_margins = file.black_margins;
+            decision_margins = file.decision_margins;
         }
         Ok(Self {
             path: path.map(Path::to_path_buf),
             rules_toml: rules.to_toml(),
             black_margins,
+            decision_margins,
             solver,
             changed: false,
         })
@@ -101,6 +112,54 @@ impl ExactCache {
         self.save()
     }
 
+    /// Scores every decision of every game of `games` not yet scored (in parallel) and
+    /// writes the cache file when it grew. Games the solver cannot take are left out.
+    ///
+    /// # Errors
+    /// A cache file that cannot be written.
+    pub fn solve_decisions<W: Bitboard>(
+        &mut self,
+        rules: &Rules,
+        games: &[Game<W>],
+    ) -> Result<(), ExactError> {
+        let missing: Vec<(String, &Game<W>)> = games
+            .iter()
+            .map(|game| (game.to_text(rules), game))
+            .filter(|(text, _)| !self.decision_margins.contains_key(text))
+            .collect();
+        let solved: Vec<(String, Vec<DecisionMargin>)> = missing
+            .into_par_iter()
+            .filter_map(|(text, game)| {
+                let side = game.side_to_move();
+                let values = self.solver.decision_values(rules, game)?;
+                let margins = values
+                    .iter()
+                    .map(|(decision, value)| {
+                        (
+                            rules.decision_index(*decision) as u16,
+                            value.margin_for(side),
+                        )
+                    })
+                    .collect();
+                Some((text, margins))
+            })
+            .collect();
+        self.changed |= !solved.is_empty();
+        self.decision_margins.extend(solved);
+        self.save()
+    }
+
+    /// Every decision of `game` with its exact margin for the mover, when scored.
+    pub fn decision_margins<W: Bitboard>(
+        &self,
+        rules: &Rules,
+        game: &Game<W>,
+    ) -> Option<&[DecisionMargin]> {
+        self.decision_margins
+            .get(&game.to_text(rules))
+            .map(Vec::as_slice)
+    }
+
     /// The exact value of `game`, when it is in the cache.
     pub fn value<W: Bitboard>(&self, rules: &Rules, game: &Game<W>) -> Option<ExactValue> {
         let margin = *self.black_margins.get(&game.to_text(rules))?;
@@ -114,9 +173,11 @@ impl ExactCache {
         let file = CacheFile {
             rules_toml: self.rules_toml.clone(),
             black_margins: std::mem::take(&mut self.black_margins),
+            decision_margins: std::mem::take(&mut self.decision_margins),
         };
-        let text = serde_json::to_string_pretty(&file).expect("exact values serialise");
+        let text = serde_json::to_string(&file).expect("exact values serialise");
         self.black_margins = file.black_margins;
+        self.decision_margins = file.decision_margins;
         write_atomically(path, text.as_bytes()).map_err(|e| FileError::io(path, e))?;
         self.changed = false;
         Ok(())

@@ -21,6 +21,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// How often a checkpoint plays a best decision on exactly scored positions.
+    Accuracy(commands::accuracy::AccuracyArgs),
     /// Run a competition between agents from a config: table, Elo, saved games.
     Arena(commands::arena::ArenaArgs),
     /// Run a learning run as cluster jobs (Slurm) and summarise a run directory.
@@ -65,6 +67,7 @@ fn main() -> ExitCode {
     flipzero_nn::allocator::keep_freed_memory();
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Accuracy(args) => commands::accuracy::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Arena(args) => commands::arena::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Cluster(args) => commands::cluster::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Analyze(args) => commands::analyze::run(&args).map(|()| ExitCode::SUCCESS),

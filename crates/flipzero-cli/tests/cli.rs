@@ -629,6 +629,115 @@ fn ladder_rates_a_checkpoint_against_engine_depths() {
     assert!(failing(&["ladder", "--checkpoint", config.to_str().unwrap()]).contains("tiny.toml"));
 }
 
+#[test]
+fn a_checkpoint_is_measured_against_perfect_play() {
+    let folder = tempfile::tempdir().unwrap();
+    let run = folder.path().join("run");
+    assert!(tiny_run_command("init", &run).status.success());
+    let checkpoint = run.join("checkpoints").join("step-000000000.ckpt");
+    let checkpoint = checkpoint.to_str().unwrap();
+
+    // The ladder with perfect play on top.
+    let output = flipzero()
+        .args([
+            "ladder",
+            "--checkpoint",
+            checkpoint,
+            "--depth",
+            "1",
+            "--perfect",
+        ])
+        .args([
+            "--openings",
+            "2",
+            "--opening-plies",
+            "14",
+            "--simulations",
+            "4",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert_success(&output);
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let rungs = report["rungs"].as_array().unwrap();
+    assert_eq!(rungs[1]["rung"], "perfect");
+    assert!(rungs[1]["elo"].as_f64().unwrap() > 0.0, "{report}");
+
+    // evaluate against perfect play from openings of known value.
+    let evaluated = flipzero()
+        .args([
+            "evaluate",
+            "--run-dir",
+            run.to_str().unwrap(),
+            "--opponent",
+            "perfect",
+        ])
+        .args([
+            "--openings",
+            "2",
+            "--opening-plies",
+            "14-16",
+            "--exact-within",
+            "10",
+        ])
+        .args(["--solve", "0", "--simulations", "4"])
+        .output()
+        .unwrap();
+    assert_success(&evaluated);
+    let line = String::from_utf8_lossy(&evaluated.stdout);
+    assert!(
+        line.contains("against the exact values of 4 games"),
+        "{line}"
+    );
+    assert!(run.join("exact-values.json").exists());
+
+    // accuracy on drawn positions, scored into the run's cache.
+    let output = flipzero()
+        .args(["accuracy", "--checkpoint", checkpoint, "--sample", "6"])
+        .args(["--empties", "8-12", "--simulations", "4", "--json"])
+        .output()
+        .unwrap();
+    assert_success(&output);
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let positions = report["positions"].as_u64().unwrap();
+    assert!(positions >= 3, "{report}");
+    for key in ["policy_best", "search_best"] {
+        let share = report[key].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&share), "{report}");
+    }
+    assert!(report["policy_discs_lost"].as_f64().unwrap() >= 0.0);
+    let rows = report["by_empties"].as_array().unwrap();
+    assert!(
+        rows.iter()
+            .all(|row| (8..=12).contains(&row["empties"].as_u64().unwrap()))
+    );
+
+    // accuracy on a file of positions; a bad line is named.
+    let positions = write_file(
+        folder.path(),
+        "positions.txt",
+        "; a comment\nXXXXXXOOOOOOXXXXXXOOOOOOXXXX-------- X\n",
+    );
+    let output = flipzero()
+        .args(["accuracy", "--checkpoint", checkpoint])
+        .args(["--positions", positions.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    assert_success(&output);
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["positions"], 1, "{report}");
+    let bad = write_file(folder.path(), "bad.txt", "XXXX\n");
+    let error = failing(&[
+        "accuracy",
+        "--checkpoint",
+        checkpoint,
+        "--positions",
+        bad.to_str().unwrap(),
+    ]);
+    assert!(error.contains("bad.txt line 1"), "{error}");
+}
+
 fn write_file(folder: &std::path::Path, name: &str, text: &str) -> std::path::PathBuf {
     let path = folder.join(name);
     std::fs::write(&path, text).unwrap();
