@@ -33,6 +33,8 @@ fn trained_checkpoint(rules: &Rules, path: &Path) {
         },
         temperature_decisions: 8,
         solve_targets_empties: 0,
+        full_search_fraction: 1.0,
+        fast_simulations: 1,
         seed: 5,
     };
     let samples: Vec<_> = play::<u64>(rules, &config, &mut UniformEvaluator)

@@ -457,6 +457,13 @@ impl<W: Bitboard> Mcts<W> {
         self.root = 0;
     }
 
+    /// Changes the simulations and the root noise of the next searches (playout cap
+    /// randomisation alternates full and fast searches on one tree).
+    pub fn set_budget(&mut self, simulations: u32, noise_fraction: f32) {
+        self.config.simulations = simulations;
+        self.config.noise_fraction = noise_fraction;
+    }
+
     /// Nodes held by the tree.
     pub fn node_count(&self) -> usize {
         self.nodes.len()

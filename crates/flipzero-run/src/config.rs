@@ -81,6 +81,22 @@ pub struct SelfPlaySection {
     /// Gumbel search: root decisions considered.
     #[serde(default = "default_considered")]
     pub considered_actions: u32,
+    /// Playout cap randomisation: the share of decisions searched with `simulations` (and
+    /// the root noise) and trained on; the rest get `fast_simulations`, no noise and no
+    /// sample. 1 (the default) searches every decision fully.
+    #[serde(default = "full_fraction")]
+    pub full_search_fraction: f32,
+    /// Simulations of a fast search.
+    #[serde(default = "default_fast_simulations")]
+    pub fast_simulations: u32,
+}
+
+fn full_fraction() -> f32 {
+    1.0
+}
+
+fn default_fast_simulations() -> u32 {
+    8
 }
 
 fn default_considered() -> u32 {
@@ -273,6 +289,18 @@ impl RunConfig {
             play.considered_actions,
             1,
             4096,
+        )?;
+        within(
+            "selfplay.full_search_fraction",
+            play.full_search_fraction,
+            0.01,
+            1.0,
+        )?;
+        within(
+            "selfplay.fast_simulations",
+            play.fast_simulations,
+            1,
+            1_000_000,
         )?;
         let train = &self.train;
         within("train.batch_size", train.batch_size, 1, 65_536)?;

@@ -7,7 +7,7 @@ use std::time::Instant;
 use burn::tensor::Device;
 use flipzero_arena::competition::SavedGame;
 use flipzero_arena::{
-    AgentFactory, AgentSpec, AgentSpecError, ExactCache, MctsSpec, PerfectPlayScore,
+    AgentFactory, AgentSpec, AgentSpecError, ExactCache, ExactError, MctsSpec, PerfectPlayScore,
     balanced_openings, exact_openings, openings_between, play_paired,
 };
 use flipzero_core::files::FileError;
@@ -58,6 +58,9 @@ pub enum RunError {
     /// An evaluation opponent that cannot be prepared.
     #[error("opponent: {0}")]
     Opponent(String),
+    /// Exact values that cannot be had (rules the solver does not cover, their cache file).
+    #[error(transparent)]
+    Exact(#[from] ExactError),
     /// The learning rate is scheduled over a budget the run does not have.
     #[error(
         "train.schedule = \"budget\" needs a budget: set [loop] minutes or iterations, or pass --minutes or --iterations"
@@ -312,6 +315,8 @@ impl Run {
             mcts: self.config.selfplay_mcts(),
             temperature_decisions: play.temperature_decisions,
             solve_targets_empties: play.solve_targets_empties,
+            full_search_fraction: play.full_search_fraction,
+            fast_simulations: play.fast_simulations,
             seed,
         };
         let writer = match worker {
@@ -503,12 +508,14 @@ impl Run {
         let evaluate = &self.config.config.evaluate;
         let count = options.openings.unwrap_or(evaluate.openings);
         let names = options.opponents.as_ref().unwrap_or(&evaluate.opponents);
-        let opponents: Vec<AgentFactory> = names
+        let specs: Vec<AgentSpec> = names
             .iter()
-            .map(|name| {
-                let spec: AgentSpec = name.parse().map_err(|e: AgentSpecError| e.to_string())?;
-                AgentFactory::new(&spec, rules, &self.device).map_err(|e| e.to_string())
-            })
+            .map(|name| name.parse().map_err(|e: AgentSpecError| e.to_string()))
+            .collect::<Result<_, String>>()
+            .map_err(RunError::Opponent)?;
+        let opponents: Vec<AgentFactory> = specs
+            .iter()
+            .map(|spec| AgentFactory::new(spec, rules, &self.device).map_err(|e| e.to_string()))
             .collect::<Result<_, String>>()
             .map_err(RunError::Opponent)?;
         // The same openings at every checkpoint, so scores compare along the run.
@@ -520,16 +527,10 @@ impl Run {
         let weights = WeightsFile::embedded()
             .weights_for(rules, "embedded weights")
             .map_err(|e| RunError::Opponent(e.to_string()))?;
-        let against_perfect = names.iter().map(|name| name.parse::<AgentSpec>());
-        let against_perfect = against_perfect
-            .map(|spec| matches!(spec, Ok(AgentSpec::Perfect)))
-            .collect::<Vec<bool>>();
-        let mut exact = if options.exact_within.is_some() || against_perfect.contains(&true) {
+        let against_perfect = specs.contains(&AgentSpec::Perfect);
+        let mut exact = if options.exact_within.is_some() || against_perfect {
             let path = self.dir.exact_values_path();
-            Some(
-                ExactCache::open(rules, Some(&path))
-                    .map_err(|e| RunError::Opponent(e.to_string()))?,
-            )
+            Some(ExactCache::open(rules, Some(&path))?)
         } else {
             None
         };
@@ -539,8 +540,7 @@ impl Run {
             exact.as_mut(),
         ) {
             (Some(within), _, Some(cache)) => {
-                exact_openings::<W>(rules, cache, count, plies, within, seed)
-                    .map_err(|e| RunError::Opponent(e.to_string()))?
+                exact_openings::<W>(rules, cache, count, plies, within, seed)?
             }
             (_, Some(margin), _) => {
                 balanced_openings::<W>(rules, &weights, count, plies, 6, margin, seed)
@@ -548,9 +548,7 @@ impl Run {
             _ => openings_between::<W>(rules, count, plies, seed),
         };
         if let Some(cache) = exact.as_mut() {
-            cache
-                .solve_all(rules, &suite)
-                .map_err(|e| RunError::Opponent(e.to_string()))?;
+            cache.solve_all(rules, &suite)?;
         }
         let mcts = self.config.evaluate_mcts();
         let network = AgentFactory::with_network(
@@ -568,7 +566,7 @@ impl Run {
             Some((net, self.device.clone())),
         );
         let mut records = Vec::new();
-        for ((text, opponent), perfect) in names.iter().zip(&opponents).zip(against_perfect) {
+        for ((text, opponent), spec) in names.iter().zip(&opponents).zip(&specs) {
             let started = Instant::now();
             progress.begin(&format!("vs {text}"), 2 * suite.len() as u64);
             let result = play_paired(
@@ -611,7 +609,7 @@ impl Run {
                 mean_margin: result.mean_margin(),
                 perfect: exact
                     .as_ref()
-                    .filter(|_| perfect)
+                    .filter(|_| *spec == AgentSpec::Perfect)
                     .map(|cache| PerfectPlayScore::of_match(rules, cache, &suite, &result.games)),
                 seconds: started.elapsed().as_secs_f64(),
                 elapsed_seconds: self.elapsed_seconds(),

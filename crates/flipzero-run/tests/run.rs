@@ -386,6 +386,20 @@ fn bad_configs_are_refused_naming_the_key() {
             TINY.replace("decay_steps = 0", "schedule = \"weekly\""),
             "schedule",
         ),
+        (
+            TINY.replace(
+                "solve_empties = 6\n\n[train]",
+                "solve_empties = 6\nsearch = \"gumble\"\n\n[train]",
+            ),
+            "gumble",
+        ),
+        (
+            TINY.replace(
+                "solve_empties = 6\n\n[train]",
+                "solve_empties = 6\nfull_search_fraction = 0.0\n\n[train]",
+            ),
+            "selfplay.full_search_fraction",
+        ),
         ("variant = 3".to_owned(), "variant"),
     ];
     for (text, named) in cases {

@@ -7,6 +7,8 @@ use flipzero_core::{Bitboard, Color, Decision, Game, Outcome, Rules};
 use flipzero_data::Sample;
 use flipzero_engine::{ExactSolver, Proof};
 use flipzero_mcts::{Evaluator, Mcts, MctsConfig, SearchKind, search_many};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 
 /// How to play.
 #[derive(Clone, Debug, PartialEq)]
@@ -24,6 +26,13 @@ pub struct SelfPlayConfig {
     /// solver: the exact outcome and margin, and a policy spread over the best decisions
     /// (`Sample::solved`). 0 turns it off; rules the solver does not cover ignore it.
     pub solve_targets_empties: u32,
+    /// Playout cap randomisation (KataGo): the share of decisions searched fully
+    /// (`mcts.simulations`, with the root noise) and recorded as samples; the others are
+    /// searched with `fast_simulations` and no noise, played, and not recorded. 1 searches
+    /// every decision fully.
+    pub full_search_fraction: f32,
+    /// Simulations of a fast search.
+    pub fast_simulations: u32,
     /// Seed of the games (starts and searches).
     pub seed: u64,
 }
@@ -35,7 +44,8 @@ pub struct GameRecord {
     pub decisions: Vec<Decision>,
     /// The start position (random openings differ per game).
     pub start: String,
-    /// One sample per decision.
+    /// One sample per fully searched decision (every decision unless playout caps are
+    /// randomised).
     pub samples: Vec<Sample>,
     /// The result.
     pub outcome: Outcome,
@@ -84,6 +94,23 @@ struct Running {
     start: String,
     decisions: Vec<Decision>,
     pending: Vec<Pending>,
+    /// Draws which decisions are searched fully.
+    rng: ChaCha8Rng,
+    /// Whether the search under way is a full one, whose decision becomes a sample.
+    full: bool,
+}
+
+impl Running {
+    /// Draws whether the next search is full and sets the tree's budget to match.
+    fn plan_search<W: Bitboard>(&mut self, config: &SelfPlayConfig, tree: &mut Mcts<W>) {
+        self.full = config.full_search_fraction >= 1.0
+            || self.rng.random::<f32>() < config.full_search_fraction;
+        if self.full {
+            tree.set_budget(config.mcts.simulations, config.mcts.noise_fraction);
+        } else {
+            tree.set_budget(config.fast_simulations.max(1), 0.0);
+        }
+    }
 }
 
 /// The value targets of a finished game for one player.
@@ -162,13 +189,18 @@ pub fn play_games<W: Bitboard>(
                     .wrapping_add(seed.wrapping_mul(0x9e37_79b9)),
                 ..config.mcts.clone()
             };
-            running.push(Running {
+            let mut tree = Mcts::new(rules, mcts, &game);
+            let mut next = Running {
                 id,
                 start: game.to_text(rules),
                 decisions: Vec::new(),
                 pending: Vec::new(),
-            });
-            trees.push(Mcts::new(rules, mcts, &game));
+                rng: ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_ca95),
+                full: true,
+            };
+            next.plan_search(config, &mut tree);
+            running.push(next);
+            trees.push(tree);
         }
         if running.is_empty() {
             return;
@@ -210,11 +242,14 @@ pub fn play_games<W: Bitboard>(
                 score: 0.0,
                 solved: false,
             });
-            game.pending.push(Pending {
-                sample,
-                color: position.side_to_move(),
-                seats_swapped: position.seats_swapped(),
-            });
+            // A solved sample owes nothing to the search: kept after a fast search too.
+            if game.full || sample.solved {
+                game.pending.push(Pending {
+                    sample,
+                    color: position.side_to_move(),
+                    seats_swapped: position.seats_swapped(),
+                });
+            }
             game.decisions.push(decision);
             tree.advance(decision);
             if tree.game().is_over() {
@@ -245,6 +280,7 @@ pub fn play_games<W: Bitboard>(
                     },
                 );
             } else {
+                game.plan_search(config, &mut tree);
                 still_running.push(game);
                 still_searching.push(tree);
             }

@@ -14,6 +14,8 @@ fn config(games: usize) -> SelfPlayConfig {
         },
         temperature_decisions: 8,
         solve_targets_empties: 0,
+        full_search_fraction: 1.0,
+        fast_simulations: 1,
         seed: 5,
     }
 }
@@ -237,4 +239,49 @@ fn positions_near_the_end_take_exact_targets_from_the_solver() {
         solved > 8 && unsolved > 8,
         "{solved} solved, {unsolved} not"
     );
+}
+
+#[test]
+fn randomised_playout_caps_record_only_the_full_searches() {
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    let mut capped = config(4);
+    capped.full_search_fraction = 0.25;
+    capped.fast_simulations = 4;
+    let records = play::<u64>(&rules, &capped, &mut UniformEvaluator);
+    let (decisions, samples): (usize, usize) = records
+        .iter()
+        .map(|record| (record.decisions.len(), record.samples.len()))
+        .fold((0, 0), |(d, s), (dr, sr)| (d + dr, s + sr));
+    // About a quarter of the decisions, drawn per game from its seed.
+    assert!(samples * 10 > decisions, "{samples} of {decisions}");
+    assert!(samples * 2 < decisions, "{samples} of {decisions}");
+    for record in &records {
+        // Each sample is a position of the game.
+        let mut positions = std::collections::HashSet::new();
+        let mut game = Game::<u64>::from_text(&rules, &record.start).unwrap();
+        for &decision in &record.decisions {
+            positions.insert(game.to_text(&rules));
+            game = game.play(&rules, decision).unwrap();
+        }
+        for sample in &record.samples {
+            assert!(positions.contains(&sample.position));
+        }
+        assert!(game.is_over());
+        assert_eq!(game.score(&rules), record.score);
+    }
+    // The samples carry the full searches' visits (24 at the root): a fast search of 4
+    // gives shares in quarters only, and most full searches do not.
+    let all: Vec<&flipzero_data::Sample> = records.iter().flat_map(|r| &r.samples).collect();
+    let finer = all
+        .iter()
+        .filter(|sample| {
+            sample
+                .policy
+                .iter()
+                .any(|p| (p.1 * 4.0 - (p.1 * 4.0).round()).abs() > 1e-3)
+        })
+        .count();
+    assert!(2 * finer > all.len(), "{finer} of {}", all.len());
+    // The same seed, the same games.
+    assert_eq!(records, play::<u64>(&rules, &capped, &mut UniformEvaluator));
 }
