@@ -35,6 +35,7 @@ fn trained_checkpoint(rules: &Rules, path: &Path) {
         solve_targets_empties: 0,
         full_search_fraction: 1.0,
         fast_simulations: 1,
+        opening_plies: 0..=0,
         seed: 5,
     };
     let samples: Vec<_> = play::<u64>(rules, &config, &mut UniformEvaluator)

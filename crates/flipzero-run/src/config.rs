@@ -89,6 +89,52 @@ pub struct SelfPlaySection {
     /// Simulations of a fast search.
     #[serde(default = "default_fast_simulations")]
     pub fast_simulations: u32,
+    /// Random decisions (not searched, not trained on) before each game's first search: a
+    /// number `N`, or a range `"A-B"` drawn per game; 0 starts from the rules' start.
+    #[serde(default)]
+    pub opening_plies: OpeningPlies,
+}
+
+/// `opening_plies = 4` or `opening_plies = "0-10"`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum OpeningPlies {
+    /// Always this many.
+    Fixed(u32),
+    /// A range `A-B`, drawn per game.
+    Range(String),
+}
+
+impl Default for OpeningPlies {
+    fn default() -> Self {
+        OpeningPlies::Fixed(0)
+    }
+}
+
+impl OpeningPlies {
+    /// The range, or why the text is not one.
+    pub fn range(&self) -> Result<std::ops::RangeInclusive<u32>, String> {
+        match self {
+            OpeningPlies::Fixed(plies) => Ok(*plies..=*plies),
+            OpeningPlies::Range(text) => {
+                let bad = || format!("selfplay.opening_plies = \"{text}\": use a number or \"A-B\"");
+                let (low, high) = text.split_once('-').ok_or_else(bad)?;
+                let low: u32 = low.trim().parse().map_err(|_| bad())?;
+                let high: u32 = high.trim().parse().map_err(|_| bad())?;
+                if low > high {
+                    return Err(bad());
+                }
+                Ok(low..=high)
+            }
+        }
+    }
+}
+
+impl SelfPlaySection {
+    /// The checked range of opening plies (see [`SelfPlaySection::opening_plies`]).
+    pub fn opening_plies_range(&self) -> std::ops::RangeInclusive<u32> {
+        self.opening_plies.range().unwrap_or(0..=0)
+    }
 }
 
 fn full_fraction() -> f32 {
@@ -302,6 +348,8 @@ impl RunConfig {
             1,
             1_000_000,
         )?;
+        let plies = play.opening_plies.range()?;
+        within("selfplay.opening_plies", *plies.end(), 0, 200)?;
         let train = &self.train;
         within("train.batch_size", train.batch_size, 1, 65_536)?;
         within(

@@ -317,6 +317,7 @@ impl Run {
             solve_targets_empties: play.solve_targets_empties,
             full_search_fraction: play.full_search_fraction,
             fast_simulations: play.fast_simulations,
+            opening_plies: play.opening_plies_range(),
             seed,
         };
         let writer = match worker {

@@ -33,6 +33,10 @@ pub struct SelfPlayConfig {
     pub full_search_fraction: f32,
     /// Simulations of a fast search.
     pub fast_simulations: u32,
+    /// Each game starts after a number of uniformly random decisions drawn from this range
+    /// (not searched, not recorded), so that the games cover more than one opening line;
+    /// `0..=0` starts from the rules' start.
+    pub opening_plies: std::ops::RangeInclusive<u32>,
     /// Seed of the games (starts and searches).
     pub seed: u64,
 }
@@ -79,6 +83,31 @@ fn solved_sample<W: Bitboard>(
         score: value.margin_for(side) as f32,
         solved: true,
     })
+}
+
+/// `game` after a number of random decisions drawn from `plies` (fewer when it ends first:
+/// the last decision that would end it is not played), seeded by `seed`.
+fn random_opening<W: Bitboard>(
+    rules: &Rules,
+    mut game: Game<W>,
+    plies: &std::ops::RangeInclusive<u32>,
+    seed: u64,
+) -> Game<W> {
+    if *plies.end() == 0 {
+        return game;
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x09e7_1a55);
+    let count = rng.random_range(plies.clone());
+    for _ in 0..count {
+        let decisions = game.legal_decisions(rules);
+        let decision = decisions[rng.random_range(0..decisions.len())];
+        let next = game.play_unchecked(rules, decision);
+        if next.is_over() {
+            break;
+        }
+        game = next;
+    }
+    game
 }
 
 /// A sample waiting for its game's end, with who was to move.
@@ -182,6 +211,7 @@ pub fn play_games<W: Bitboard>(
             let Some(id) = waiting.next() else { break };
             let seed = config.seed.wrapping_add(id);
             let game = Game::<W>::try_start(rules, seed).expect("validated rules have a start");
+            let game = random_opening(rules, game, &config.opening_plies, seed);
             let mcts = MctsConfig {
                 seed: config
                     .mcts

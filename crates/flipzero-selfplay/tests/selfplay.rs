@@ -16,6 +16,7 @@ fn config(games: usize) -> SelfPlayConfig {
         solve_targets_empties: 0,
         full_search_fraction: 1.0,
         fast_simulations: 1,
+        opening_plies: 0..=0,
         seed: 5,
     }
 }
@@ -284,4 +285,23 @@ fn randomised_playout_caps_record_only_the_full_searches() {
     assert!(2 * finer > all.len(), "{finer} of {}", all.len());
     // The same seed, the same games.
     assert_eq!(records, play::<u64>(&rules, &capped, &mut UniformEvaluator));
+}
+
+#[test]
+fn games_start_after_their_random_opening_plies() {
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    let mut varied = config(6);
+    varied.opening_plies = 2..=6;
+    let records = play::<u64>(&rules, &varied, &mut UniformEvaluator);
+    let mut lengths = std::collections::HashSet::new();
+    for record in &records {
+        check(&rules, record);
+        let start = Game::<u64>::from_text(&rules, &record.start).unwrap();
+        // The 6x6 start has 32 empty squares; each opening ply fills one.
+        let plies = 32 - start.empty().count();
+        assert!((2..=6).contains(&plies), "{plies} plies");
+        lengths.insert(plies);
+    }
+    assert!(lengths.len() > 1, "the number of plies is drawn per game");
+    assert_eq!(records, play::<u64>(&rules, &varied, &mut UniformEvaluator));
 }

@@ -21,6 +21,7 @@ fn self_play_samples(rules: &Rules, games: usize, simulations: u32, seed: u64) -
         solve_targets_empties: 0,
         full_search_fraction: 1.0,
         fast_simulations: 1,
+        opening_plies: 0..=0,
         seed,
     };
     play::<u64>(rules, &config, &mut UniformEvaluator)
