@@ -17,6 +17,6 @@ common=(--run-dir "$run" --openings 50 --opening-plies 8-10 --exact-within 10 --
 # The run's evaluation settings (solver leaves from 10 empties) against perfect play.
 "$flipzero" evaluate "${common[@]}" --games "$out/games-solver-leaves.jsonl" \
     --opponent perfect | tee "$out/solver-leaves.txt"
-newest=$(ls "$run/checkpoints" | sort | tail -n 1)
+newest=$(ls "$run/checkpoints" | grep "\.ckpt$" | sort | tail -n 1)
 "$flipzero" accuracy --checkpoint "$run/checkpoints/$newest" --sample 200 --empties 12-24 \
     --simulations 64 | tee "$out/accuracy.txt"

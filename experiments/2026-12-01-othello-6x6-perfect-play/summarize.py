@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Per quarter of a run's hour, from its metrics.jsonl: iterations, self-play and training
 speeds, the first player's self-play score, the learning rate, and the quick matches' mean
-score against each opponent (16 games each, pooled).
+score against each opponent (16 games each, pooled; evaluations run after the loop, with more
+games, are left out).
 
     python3 summarize.py RUN_DIR [RUN_DIR ...]
 """
@@ -23,7 +24,8 @@ for run in sys.argv[1:]:
             q["samples/s"].append(record["samples_per_second"])
             q["learning rate"].append(record["learning_rate"])
             q["steps"].append(record["step"])
-        else:
+        elif record["games"] == 16:
+            # The loop's quick matches only (8 openings, both colours), not later evaluations.
             q["vs " + record["opponent"]].append(record["score"])
     print(f"## {run}")
     print("| minutes | last step | positions/s | samples/s | first player | learning rate (end) | "

@@ -95,18 +95,10 @@ impl ExactCache {
         rules: &Rules,
         games: &[Game<W>],
     ) -> Result<(), ExactError> {
-        let missing: Vec<(String, &Game<W>)> = games
-            .iter()
-            .map(|game| (game.to_text(rules), game))
-            .filter(|(text, _)| !self.black_margins.contains_key(text))
-            .collect();
-        let solved: Vec<(String, i32)> = missing
-            .into_par_iter()
-            .filter_map(|(text, game)| {
-                let value = self.solver.solve(game, Proof::OneBest)?;
-                Some((text, value.black_margin))
-            })
-            .collect();
+        let solver = &self.solver;
+        let solved = solve_missing(rules, games, &self.black_margins, |game| {
+            Some(solver.solve(game, Proof::OneBest)?.black_margin)
+        });
         self.changed |= !solved.is_empty();
         self.black_margins.extend(solved);
         self.save()
@@ -182,6 +174,25 @@ impl ExactCache {
         self.changed = false;
         Ok(())
     }
+}
+
+/// `solve` applied in parallel to the games of `games` whose text `known` lacks, with their
+/// texts; the games it returns `None` for are left out.
+fn solve_missing<W: Bitboard, V: Send>(
+    rules: &Rules,
+    games: &[Game<W>],
+    known: &BTreeMap<String, V>,
+    solve: impl Fn(&Game<W>) -> Option<V> + Sync,
+) -> Vec<(String, V)> {
+    let missing: Vec<(String, &Game<W>)> = games
+        .iter()
+        .map(|game| (game.to_text(rules), game))
+        .filter(|(text, _)| !known.contains_key(text))
+        .collect();
+    missing
+        .into_par_iter()
+        .filter_map(|(text, game)| Some((text, solve(game)?)))
+        .collect()
 }
 
 /// Up to `count` distinct random openings of `plies` random plies (a number drawn per opening

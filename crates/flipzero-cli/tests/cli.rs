@@ -1118,7 +1118,12 @@ fn an_external_nboard_engine_plays_in_the_arena() {
         ),
     );
     let said = failing(&["arena", "--config", config.to_str().unwrap()]);
-    assert!(said.contains("closed its output"), "{said}");
+    // Which comes first is a race: the program ends before its output is read, or before
+    // the first command reaches it.
+    assert!(
+        said.contains("closed its output") || said.contains("went away"),
+        "{said}"
+    );
     // Nor does it play other rules than standard Othello.
     let config = write_file(
         folder.path(),

@@ -117,7 +117,8 @@ impl OpeningPlies {
         match self {
             OpeningPlies::Fixed(plies) => Ok(*plies..=*plies),
             OpeningPlies::Range(text) => {
-                let bad = || format!("selfplay.opening_plies = \"{text}\": use a number or \"A-B\"");
+                let bad =
+                    || format!("selfplay.opening_plies = \"{text}\": use a number or \"A-B\"");
                 let (low, high) = text.split_once('-').ok_or_else(bad)?;
                 let low: u32 = low.trim().parse().map_err(|_| bad())?;
                 let high: u32 = high.trim().parse().map_err(|_| bad())?;

@@ -401,7 +401,10 @@ fn bad_configs_are_refused_naming_the_key() {
             "selfplay.full_search_fraction",
         ),
         (
-            TINY.replace("solve_empties = 6\n\n[train]", "solve_empties = 6\nopening_plies = \"9-3\"\n\n[train]"),
+            TINY.replace(
+                "solve_empties = 6\n\n[train]",
+                "solve_empties = 6\nopening_plies = \"9-3\"\n\n[train]",
+            ),
             "selfplay.opening_plies",
         ),
         ("variant = 3".to_owned(), "variant"),
