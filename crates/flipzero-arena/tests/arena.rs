@@ -227,7 +227,26 @@ fn agent_names_parse_or_say_what_is_wrong() {
             ..MctsSpec::default()
         })
     );
-    for bad in ["randm", "engine:depth=x", "mcts:sims=3", "mcts:time=-1", ""] {
+    assert_eq!(
+        "mcts:simulations=16,search=gumbel,considered=8"
+            .parse::<AgentSpec>()
+            .unwrap(),
+        AgentSpec::Mcts(MctsSpec {
+            simulations: 16,
+            search: flipzero_mcts::SearchKind::Gumbel,
+            considered_actions: 8,
+            ..MctsSpec::default()
+        })
+    );
+    for bad in [
+        "randm",
+        "engine:depth=x",
+        "mcts:sims=3",
+        "mcts:time=-1",
+        "mcts:search=alphabeta",
+        "mcts:considered=0",
+        "",
+    ] {
         let error = bad.parse::<AgentSpec>().unwrap_err().to_string();
         assert!(error.contains(&format!("`{bad}`")), "{error}");
     }

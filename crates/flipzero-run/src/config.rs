@@ -119,7 +119,7 @@ impl OpeningPlies {
             OpeningPlies::Range(text) => {
                 let bad =
                     || format!("selfplay.opening_plies = \"{text}\": use a number or \"A-B\"");
-                let (low, high) = text.split_once('-').ok_or_else(bad)?;
+                let (low, high) = text.split_once('-').unwrap_or((text, text));
                 let low: u32 = low.trim().parse().map_err(|_| bad())?;
                 let high: u32 = high.trim().parse().map_err(|_| bad())?;
                 if low > high {
