@@ -84,10 +84,7 @@ fn read_positions<W: Bitboard>(rules: &Rules, path: &Path) -> anyhow::Result<Vec
 
 pub(crate) fn run(args: &AccuracyArgs) -> anyhow::Result<()> {
     let device = Device::default();
-    let loaded = flipzero_nn::checkpoint::load(&args.checkpoint, &device)
-        .with_context(|| format!("--checkpoint {}", args.checkpoint.display()))?;
-    let rules = Rules::try_from(loaded.meta.rules.clone())
-        .with_context(|| format!("the rules of {}", args.checkpoint.display()))?;
+    let (loaded, rules) = super::load_checkpoint(&args.checkpoint, &device)?;
     let cache_path = args
         .cache
         .clone()

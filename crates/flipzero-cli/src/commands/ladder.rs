@@ -7,7 +7,6 @@ use burn::tensor::Device;
 use clap::Args;
 use flipzero_arena::ladder::{LadderReport, ladder, rung, rung_name};
 use flipzero_arena::{AgentFactory, AgentSpec, MctsSpec, random_openings};
-use flipzero_core::Rules;
 use flipzero_engine::WeightsFile;
 
 /// Arguments of `flipzero ladder`.
@@ -42,10 +41,7 @@ pub(crate) struct LadderArgs {
 
 pub(crate) fn run(args: &LadderArgs) -> anyhow::Result<()> {
     let device = Device::default();
-    let loaded = flipzero_nn::checkpoint::load(&args.checkpoint, &device)
-        .with_context(|| format!("--checkpoint {}", args.checkpoint.display()))?;
-    let rules = Rules::try_from(loaded.meta.rules.clone())
-        .with_context(|| format!("the rules of {}", args.checkpoint.display()))?;
+    let (loaded, rules) = super::load_checkpoint(&args.checkpoint, &device)?;
     let weights = WeightsFile::embedded().weights_for(&rules, "embedded weights")?;
     let spec = AgentSpec::Mcts(MctsSpec {
         simulations: args.simulations,

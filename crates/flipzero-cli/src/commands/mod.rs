@@ -17,3 +17,16 @@ pub(crate) mod solve;
 pub(crate) mod study;
 pub(crate) mod tune;
 pub(crate) mod variants;
+
+/// A network checkpoint from the command line's `--checkpoint`, with its rules.
+pub(crate) fn load_checkpoint(
+    path: &std::path::Path,
+    device: &burn::tensor::Device,
+) -> anyhow::Result<(flipzero_nn::checkpoint::Checkpoint, flipzero_core::Rules)> {
+    use anyhow::Context;
+    let loaded = flipzero_nn::checkpoint::load(path, device)
+        .with_context(|| format!("--checkpoint {}", path.display()))?;
+    let rules = flipzero_core::Rules::try_from(loaded.meta.rules.clone())
+        .with_context(|| format!("the rules of {}", path.display()))?;
+    Ok((loaded, rules))
+}
