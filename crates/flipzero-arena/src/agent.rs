@@ -174,6 +174,17 @@ impl<W: Bitboard, E: Evaluator<W>> MctsAgent<W, E> {
     }
 }
 
+impl<W: Bitboard, E: Evaluator<W>> MctsAgent<W, E> {
+    /// The decision a finished search plays: the most visited under PUCT, the halving's
+    /// winner under Gumbel search.
+    fn searched_decision(&self, tree: &mut Mcts<W>) -> Decision {
+        match self.config.search {
+            SearchKind::Puct => tree.result().best(),
+            SearchKind::Gumbel => tree.gumbel_result().decision,
+        }
+    }
+}
+
 impl<W: Bitboard, E: Evaluator<W>> Agent<W> for MctsAgent<W, E> {
     fn choose(&mut self, game: &Game<W>) -> Decision {
         let mut tree = self.tree_at(game);
@@ -183,11 +194,8 @@ impl<W: Bitboard, E: Evaluator<W>> Agent<W> for MctsAgent<W, E> {
         };
         let decision = match limit {
             None => {
-                let result = tree.search(&mut self.evaluator);
-                match self.config.search {
-                    SearchKind::Puct => result.best(),
-                    SearchKind::Gumbel => tree.gumbel_result().decision,
-                }
+                tree.search(&mut self.evaluator);
+                self.searched_decision(&mut tree)
             }
             Some(limit) => {
                 // One simulation at a time (at least one) until the time is spent, or, for
@@ -214,10 +222,7 @@ impl<W: Bitboard, E: Evaluator<W>> Agent<W> for MctsAgent<W, E> {
                         break;
                     }
                 }
-                match self.config.search {
-                    SearchKind::Puct => tree.result().best(),
-                    SearchKind::Gumbel => tree.gumbel_result().decision,
-                }
+                self.searched_decision(&mut tree)
             }
         };
         tree.advance(decision);

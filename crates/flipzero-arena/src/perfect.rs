@@ -23,9 +23,8 @@ use crate::openings::openings_between;
 /// for positions whose every decision was scored, the mover's final margin after each.
 pub struct ExactCache {
     path: Option<PathBuf>,
-    rules_toml: String,
-    black_margins: BTreeMap<String, i32>,
-    decision_margins: BTreeMap<String, Vec<DecisionMargin>>,
+    /// What the file holds (or will once saved).
+    file: CacheFile,
     solver: ExactSolver,
     changed: bool,
 }
@@ -63,23 +62,26 @@ impl ExactCache {
     /// Rules the solver does not cover, an unreadable file, or one written for other rules.
     pub fn open(rules: &Rules, path: Option<&Path>) -> Result<Self, ExactError> {
         let solver = ExactSolver::new(rules).ok_or(ExactError::NotSolvable)?;
-        let mut black_margins = BTreeMap::new();
-        let mut decision_margins = BTreeMap::new();
-        if let Some(path) = path.filter(|path| path.exists()) {
-            let text = std::fs::read_to_string(path).map_err(|e| FileError::io(path, e))?;
-            let file: CacheFile = serde_json::from_str(&text)
-                .map_err(|e| FileError::invalid(path, format!("not an exact-value cache: {e}")))?;
-            if file.rules_toml != rules.to_toml() {
-                return Err(FileError::invalid(path, "exact values of other rules").into());
+        let file = match path.filter(|path| path.exists()) {
+            Some(path) => {
+                let text = std::fs::read_to_string(path).map_err(|e| FileError::io(path, e))?;
+                let file: CacheFile = serde_json::from_str(&text).map_err(|e| {
+                    FileError::invalid(path, format!("not an exact-value cache: {e}"))
+                })?;
+                if file.rules_toml != rules.to_toml() {
+                    return Err(FileError::invalid(path, "exact values of other rules").into());
+                }
+                file
             }
-            black_margins = file.black_margins;
-            decision_margins = file.decision_margins;
-        }
+            None => CacheFile {
+                rules_toml: rules.to_toml(),
+                black_margins: BTreeMap::new(),
+                decision_margins: BTreeMap::new(),
+            },
+        };
         Ok(Self {
             path: path.map(Path::to_path_buf),
-            rules_toml: rules.to_toml(),
-            black_margins,
-            decision_margins,
+            file,
             solver,
             changed: false,
         })
@@ -96,11 +98,11 @@ impl ExactCache {
         games: &[Game<W>],
     ) -> Result<(), ExactError> {
         let solver = &self.solver;
-        let solved = solve_missing(rules, games, &self.black_margins, |game| {
+        let solved = solve_missing(rules, games, &self.file.black_margins, |game| {
             Some(solver.solve(game, Proof::OneBest)?.black_margin)
         });
         self.changed |= !solved.is_empty();
-        self.black_margins.extend(solved);
+        self.file.black_margins.extend(solved);
         self.save()
     }
 
@@ -117,7 +119,7 @@ impl ExactCache {
         let missing: Vec<(String, &Game<W>)> = games
             .iter()
             .map(|game| (game.to_text(rules), game))
-            .filter(|(text, _)| !self.decision_margins.contains_key(text))
+            .filter(|(text, _)| !self.file.decision_margins.contains_key(text))
             .collect();
         let solved: Vec<(String, Vec<DecisionMargin>)> = missing
             .into_par_iter()
@@ -137,7 +139,7 @@ impl ExactCache {
             })
             .collect();
         self.changed |= !solved.is_empty();
-        self.decision_margins.extend(solved);
+        self.file.decision_margins.extend(solved);
         self.save()
     }
 
@@ -147,14 +149,15 @@ impl ExactCache {
         rules: &Rules,
         game: &Game<W>,
     ) -> Option<&[DecisionMargin]> {
-        self.decision_margins
+        self.file
+            .decision_margins
             .get(&game.to_text(rules))
             .map(Vec::as_slice)
     }
 
     /// The exact value of `game`, when it is in the cache.
     pub fn value<W: Bitboard>(&self, rules: &Rules, game: &Game<W>) -> Option<ExactValue> {
-        let margin = *self.black_margins.get(&game.to_text(rules))?;
+        let margin = *self.file.black_margins.get(&game.to_text(rules))?;
         Some(ExactValue::of_margin(rules, game, margin))
     }
 
@@ -162,14 +165,7 @@ impl ExactCache {
         let Some(path) = self.path.as_ref().filter(|_| self.changed) else {
             return Ok(());
         };
-        let file = CacheFile {
-            rules_toml: self.rules_toml.clone(),
-            black_margins: std::mem::take(&mut self.black_margins),
-            decision_margins: std::mem::take(&mut self.decision_margins),
-        };
-        let text = serde_json::to_string(&file).expect("exact values serialise");
-        self.black_margins = file.black_margins;
-        self.decision_margins = file.decision_margins;
+        let text = serde_json::to_string(&self.file).expect("exact values serialise");
         write_atomically(path, text.as_bytes()).map_err(|e| FileError::io(path, e))?;
         self.changed = false;
         Ok(())

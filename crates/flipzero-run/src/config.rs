@@ -117,18 +117,31 @@ impl OpeningPlies {
         match self {
             OpeningPlies::Fixed(plies) => Ok(*plies..=*plies),
             OpeningPlies::Range(text) => {
-                let bad =
-                    || format!("selfplay.opening_plies = \"{text}\": use a number or \"A-B\"");
-                let (low, high) = text.split_once('-').unwrap_or((text, text));
-                let low: u32 = low.trim().parse().map_err(|_| bad())?;
-                let high: u32 = high.trim().parse().map_err(|_| bad())?;
-                if low > high {
-                    return Err(bad());
-                }
-                Ok(low..=high)
+                parse_range(text).map_err(|e| format!("selfplay.opening_plies: {e}"))
             }
         }
     }
+}
+
+/// `N` or `A-B` (A at most B), each from 0 to 200: a number of plies or squares, or a range
+/// of them, as configs and the command line write them.
+///
+/// # Errors
+/// Text that is not such a number or range, said with the reason.
+pub fn parse_range(text: &str) -> Result<std::ops::RangeInclusive<u32>, String> {
+    let number = |part: &str| {
+        part.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|&n| n <= 200)
+            .ok_or_else(|| format!("`{part}` is not a number from 0 to 200"))
+    };
+    let (low, high) = text.split_once('-').unwrap_or((text, text));
+    let (low, high) = (number(low)?, number(high)?);
+    if low > high {
+        return Err(format!("`{text}`: the range's start is above its end"));
+    }
+    Ok(low..=high)
 }
 
 impl SelfPlaySection {
@@ -349,8 +362,7 @@ impl RunConfig {
             1,
             1_000_000,
         )?;
-        let plies = play.opening_plies.range()?;
-        within("selfplay.opening_plies", *plies.end(), 0, 200)?;
+        play.opening_plies.range()?;
         let train = &self.train;
         within("train.batch_size", train.batch_size, 1, 65_536)?;
         within(

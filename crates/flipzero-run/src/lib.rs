@@ -12,7 +12,7 @@ pub mod slurm;
 mod stages;
 pub mod workers;
 
-pub use config::{ConfigError, RunConfig, Schedule, ValidConfig};
+pub use config::{ConfigError, RunConfig, Schedule, ValidConfig, parse_range};
 pub use directory::{Record, RunDir};
 pub use flipzero_mcts::SearchKind;
 pub use stages::{EvaluateOptions, Progress, Run, RunError, Silent};

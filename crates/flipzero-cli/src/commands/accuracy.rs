@@ -13,8 +13,6 @@ use flipzero_engine::WeightsFile;
 use flipzero_nn::NetEvaluator;
 use flipzero_run::SearchKind;
 
-use super::learn::parse_ply_range;
-
 /// Arguments of `flipzero accuracy`.
 #[derive(Debug, Args)]
 pub(crate) struct AccuracyArgs {
@@ -31,7 +29,7 @@ pub(crate) struct AccuracyArgs {
     #[arg(long, default_value_t = 200)]
     sample: usize,
     /// Empty squares of the drawn positions, `A-B` or `K`.
-    #[arg(long, default_value = "12-24", value_parser = parse_ply_range)]
+    #[arg(long, default_value = "12-24", value_parser = flipzero_run::parse_range)]
     empties: std::ops::RangeInclusive<u32>,
     /// Simulations per decision of the checkpoint's search.
     #[arg(long, default_value_t = 64)]

@@ -109,7 +109,7 @@ pub(crate) struct EvaluateArgs {
     openings: Option<usize>,
     /// Random plies from the start that make each opening, `K` or a range `A-B` (a number
     /// drawn per opening); the config's when absent.
-    #[arg(long, value_parser = parse_ply_range)]
+    #[arg(long, value_parser = flipzero_run::parse_range)]
     opening_plies: Option<std::ops::RangeInclusive<u32>>,
     /// Keep only openings the classical engine (depth 6) scores within this many discs of
     /// even: random plies can leave one side lost by force.
@@ -141,25 +141,6 @@ pub(crate) struct EvaluateArgs {
     /// (with the config's openings, opponents and simulations).
     #[arg(long, conflicts_with_all = ["step", "openings", "opening_plies", "balanced", "exact_within", "solve", "search", "opponents", "simulations", "games"])]
     follow: bool,
-}
-
-/// `K` or `A-B`: a number of plies or a range of them.
-pub(crate) fn parse_ply_range(text: &str) -> Result<std::ops::RangeInclusive<u32>, String> {
-    let number = |part: &str| {
-        part.trim()
-            .parse::<u32>()
-            .ok()
-            .filter(|&plies| plies <= 200)
-            .ok_or_else(|| format!("`{part}` is not a number of plies from 0 to 200"))
-    };
-    let (low, high) = match text.split_once('-') {
-        Some((low, high)) => (number(low)?, number(high)?),
-        None => (number(text)?, number(text)?),
-    };
-    if low > high {
-        return Err(format!("`{text}`: the range's start is above its end"));
-    }
-    Ok(low..=high)
 }
 
 /// Progress bars on standard error (hidden when it is not a terminal).
