@@ -3,7 +3,8 @@
 depth (`<side> <depth> <leaves>`), counted by `flipzero perft --variant` until a depth takes
 longer than the budget. The files pin the engine's counts; the tests recount them.
 
-Usage: scripts/make-perft-files.py [seconds per depth, default 60]
+Usage: scripts/make-perft-files.py [seconds per depth, default 60] [preset ...]
+(every preset when none is named)
 """
 import json
 import subprocess
@@ -21,7 +22,7 @@ SIDES = {"neuversi": 4, "adneuversi": 4, "biversi": 6}
 # them in minutes. Depth 6 is always written (biversi's has 4.9e9 leaves).
 MAX_LEAVES = 100_000_000
 
-presets = [json.loads(line)["name"] for line in subprocess.run(
+presets = sys.argv[2:] or [json.loads(line)["name"] for line in subprocess.run(
     [FLIPZERO, "variants", "--json"], capture_output=True, text=True, check=True).stdout.splitlines()]
 out_dir = ROOT / "tests" / "data" / "perft"
 out_dir.mkdir(parents=True, exist_ok=True)

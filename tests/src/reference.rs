@@ -121,7 +121,7 @@ impl ReferenceBoard {
         self.legal_moves().is_empty() && self.pass().legal_moves().is_empty()
     }
 
-    /// Perft by playing every move, with the pass convention of RULES.md section 6.
+    /// Perft by playing every move, with the pass convention of docs/RULES.md section 6.
     pub fn perft(&self, depth: u32) -> u64 {
         if depth == 0 {
             return 1;

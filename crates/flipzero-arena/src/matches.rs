@@ -48,7 +48,7 @@ pub fn seat_to_move<W: Bitboard>(game: &Game<W>) -> Color {
 /// Plays `opening` to the end, `agents[0]` in the seat that starts as `first_agent_color`.
 /// With a `clock`, each agent has that much time for all its decisions of the game, is
 /// asked to spend about its remaining time over its remaining moves, and loses when it runs
-/// out (the winner's margin is then recorded as +1, RULES.md section 5).
+/// out (the winner's margin is then recorded as +1, docs/RULES.md section 5.3).
 ///
 /// # Panics
 /// When an agent returns an illegal decision (a defect of the agent).

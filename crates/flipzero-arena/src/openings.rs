@@ -35,7 +35,7 @@ pub fn openings_between<W: Bitboard>(
 }
 
 /// Like [`openings_between`], keeping only openings that the classical engine, searching to
-/// `depth`, scores within `margin_discs` of even for the side to move (RULES.md 4.5).
+/// `depth`, scores within `margin_discs` of even for the side to move (docs/RULES.md section 5.2).
 pub fn balanced_openings<W: Bitboard>(
     rules: &Rules,
     weights: &Weights,

@@ -1,6 +1,6 @@
 //! Tournament pairings and standings: round robin (the circle method), Swiss rounds (score
 //! groups, no repeated pairing, a bye for the lowest player without one), and the
-//! Brightwell Quotient tie-break of RULES.md section 5.
+//! Brightwell Quotient tie-break of docs/RULES.md section 5.4.
 
 /// One game of a round: the two players' indices, or a bye.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,7 +136,7 @@ pub enum BqGame {
     ByeOrWithdrawn,
 }
 
-/// The Brightwell Quotient (RULES.md section 5, as interpreted there): with
+/// The Brightwell Quotient (docs/RULES.md section 5.4, as interpreted there): with
 /// c = round(squares / rounds), the player's discs in games against opponents who stayed,
 /// plus c times those opponents' points, plus, for each bye or withdrawn opponent, half the
 /// squares plus c times the player's own points.

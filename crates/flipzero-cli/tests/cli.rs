@@ -180,10 +180,11 @@ fn variants_lists_every_preset() {
     let output = flipzero().args(["variants"]).output().unwrap();
     assert!(output.status.success());
     let stdout = String::from_utf8(output.stdout).unwrap();
-    assert_eq!(stdout.lines().count(), 16);
+    assert_eq!(stdout.lines().count(), 17);
     for name in [
         "othello",
         "classic-reversi",
+        "classic-reversi-may",
         "biversi",
         "adneuversi",
         "reversi-ii-free",

@@ -103,7 +103,7 @@ fn metadata_describes_the_decision_set_planes_and_tensors() {
     assert_eq!(decisions[72]["kind"], "pass");
     assert_eq!(decisions[73]["name"], "+");
     assert_eq!(decisions[74]["kind"], "orient");
-    assert_eq!(meta["encoder"]["planes"].as_array().unwrap().len(), 21);
+    assert_eq!(meta["encoder"]["planes"].as_array().unwrap().len(), 25);
     assert_eq!(meta["encoder"]["planes"][3]["name"], "own-cross");
     assert_eq!(meta["network"]["channels"], 8);
     let tensors: Vec<&str> = meta["safetensors"]["tensors"]
@@ -127,7 +127,7 @@ fn metadata_describes_the_decision_set_planes_and_tensors() {
     assert_eq!(vectors.len(), 12);
     assert_eq!(vectors[0]["moves"], "");
     for vector in vectors {
-        assert_eq!(vector["planes"].as_array().unwrap().len(), 21 * 36);
+        assert_eq!(vector["planes"].as_array().unwrap().len(), 25 * 36);
         assert_eq!(vector["policy_logits"].as_array().unwrap().len(), 75);
         assert!(!vector["legal"].as_array().unwrap().is_empty());
     }

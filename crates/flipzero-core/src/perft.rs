@@ -1,7 +1,7 @@
 //! Perft: the number of move sequences of a given length, the standard check of a move
 //! generator and its standard speed test.
 //!
-//! Conventions (RULES.md section 6): a forced pass counts as one ply, and a finished game is a
+//! Conventions (docs/RULES.md section 6): a forced pass counts as one ply, and a finished game is a
 //! leaf at every deeper depth. The last ply is counted in bulk (the number of legal moves)
 //! rather than played.
 

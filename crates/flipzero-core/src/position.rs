@@ -70,7 +70,7 @@ pub enum Outcome {
     Draw,
 }
 
-/// How the final disc margin is counted (RULES.md section 2).
+/// How the final disc margin is counted (docs/RULES.md section 2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Scoring {
     /// Empty squares left at the end go to the winner, split on a draw.
@@ -399,7 +399,7 @@ impl<W: Bitboard> Position<W> {
     }
 }
 
-/// A disc difference with the empty squares given to the side ahead (RULES.md section 2); a
+/// A disc difference with the empty squares given to the side ahead (docs/RULES.md section 2); a
 /// draw splits them evenly, so its margin stays 0.
 pub fn winner_takes_empties(difference: i32, empties: i32) -> i32 {
     difference + difference.signum() * empties
@@ -447,7 +447,7 @@ mod tests {
 
     #[test]
     fn scoring_gives_empties_to_the_winner() {
-        // 33-29 with 2 empties is recorded 35-29 (RULES.md section 2).
+        // 33-29 with 2 empties is recorded 35-29 (docs/RULES.md section 2).
         let black = (1u64 << 33) - 1;
         let white = ((1u64 << 29) - 1) << 33;
         let position = Position::new(eight(), black, white, Color::Black).unwrap();

@@ -1,18 +1,19 @@
 //! The network input: planes of the board seen by the side to move, then constant planes
-//! that carry the rules' global state (komi, supplies, turn phase, a pending bid).
+//! that carry the rules' global state (komi, each player's supplies of each colour, the colour
+//! each places next, turn phase, a pending bid).
 //!
 //! The layout is versioned by [`ENCODER_VERSION`]: shards, checkpoints and exported models
 //! record it, and any change to the planes below must raise it.
 
-use flipzero_core::rules::{Komi, SupplySpec};
+use flipzero_core::rules::{ColourChoice, Komi, SupplySpec};
 use flipzero_core::{Bitboard, Color, Decision, Game, Phase, Rules, Symmetry};
 use ndarray::{Array1, Array3, ArrayViewMut3};
 
 /// Version of the plane layout below.
-pub const ENCODER_VERSION: u32 = 2;
+pub const ENCODER_VERSION: u32 = 3;
 
 /// The planes, in order: name and meaning.
-pub const PLANES: [(&str, &str); 21] = [
+pub const PLANES: [(&str, &str); 25] = [
     ("own", "discs of the side to move"),
     ("opponent", "discs of the other side"),
     ("neutral", "neutral discs (neuversi)"),
@@ -38,11 +39,27 @@ pub const PLANES: [(&str, &str); 21] = [
     ),
     (
         "own-supply",
-        "discs the side to move has left, / squares; 1 when unlimited (constant)",
+        "discs of its own colour the side to move has left, / squares; 1 when unlimited (constant)",
     ),
     (
         "opponent-supply",
-        "discs the other side has left, / squares; 1 when unlimited (constant)",
+        "discs of its own colour the other side has left, / squares; 1 when unlimited (constant)",
+    ),
+    (
+        "own-supply-other",
+        "discs of the other colour the side to move has left, / squares (Reversi II; constant)",
+    ),
+    (
+        "opponent-supply-other",
+        "discs of the other colour the other side has left, / squares (Reversi II; constant)",
+    ),
+    (
+        "own-places-other",
+        "1 when the side to move's next disc is of the other colour (Reversi II; constant)",
+    ),
+    (
+        "opponent-places-other",
+        "1 when the other side's next disc is of the other colour (Reversi II; constant)",
     ),
     ("phase-bid", "1 while bidding (constant)"),
     (
@@ -139,13 +156,24 @@ impl Encoder {
             }
         }
         let squares = self.rules.square_count() as f32;
+        // [own colour, other colour] of a player's discs left; unlimited own discs read 1.
         let supply = |color: Color| match self.rules.spec().supply {
-            SupplySpec::Unlimited => 1.0,
-            _ => {
-                let [own, other] = game.supply(color);
-                (f32::from(own) + f32::from(other)) / squares
-            }
+            SupplySpec::Unlimited => [1.0, 0.0],
+            _ => game.supply(color).map(|left| f32::from(left) / squares),
         };
+        // Free colour choice leaves the colour to the decision: both planes stay 0 there.
+        let places_other = |color: Color| {
+            let placed = game.colour_placed_by(&self.rules, color, 0);
+            let alternating = matches!(
+                self.rules.spec().supply,
+                SupplySpec::ColourDiscs {
+                    choice: ColourChoice::Alternating,
+                    ..
+                }
+            );
+            f32::from(u8::from(alternating && placed == Some(color.opponent())))
+        };
+        let (own_supply, opponent_supply) = (supply(me), supply(me.opponent()));
         let komi = match me {
             Color::Black => -game.komi(),
             Color::White => game.komi(),
@@ -159,8 +187,12 @@ impl Encoder {
         let phase = game.phase();
         let constants = [
             komi / squares,
-            supply(me),
-            supply(me.opponent()),
+            own_supply[0],
+            opponent_supply[0],
+            own_supply[1],
+            opponent_supply[1],
+            places_other(me),
+            places_other(me.opponent()),
             f32::from(u8::from(phase == Phase::Bid)),
             f32::from(u8::from(phase == Phase::NeutralDrop)),
             f32::from(u8::from(matches!(

@@ -90,6 +90,55 @@ fn komi_supplies_and_phases_reach_their_planes() {
     );
 }
 
+#[test]
+fn reversi_ii_supplies_and_next_colours_are_visible() {
+    let rules = Preset::ReversiII.rules(None).unwrap();
+    let encoder = Encoder::new(&rules);
+    let start = Game::<u64>::start(&rules);
+    let planes = encoder.encode(&start);
+    let constant = |planes: &Array3<f32>, name: &str| plane(planes, name)[(0, 0)];
+    // 15 discs of each colour each, of 64 squares; everyone places their own colour first.
+    for name in [
+        "own-supply",
+        "opponent-supply",
+        "own-supply-other",
+        "opponent-supply-other",
+    ] {
+        assert_eq!(constant(&planes, name), 15.0 / 64.0, "{name}");
+    }
+    assert_eq!(constant(&planes, "own-places-other"), 0.0);
+    assert_eq!(constant(&planes, "opponent-places-other"), 0.0);
+    // After Black's first (black) disc, White to move: Black's next disc is white, and
+    // Black has one black disc fewer.
+    let after = start.play_unchecked(&rules, start.legal_decisions(&rules)[0]);
+    let planes = encoder.encode(&after);
+    assert_eq!(constant(&planes, "own-places-other"), 0.0);
+    assert_eq!(constant(&planes, "opponent-places-other"), 1.0);
+    assert_eq!(constant(&planes, "opponent-supply"), 14.0 / 64.0);
+    assert_eq!(constant(&planes, "opponent-supply-other"), 15.0 / 64.0);
+    assert_eq!(constant(&planes, "own-supply"), 15.0 / 64.0);
+    // Two states that differ only in the colour the side to move places next (the text's
+    // `next=` field: the colours Black's and White's players place next) differ in the
+    // planes.
+    let text = after.to_text(&rules);
+    assert!(text.contains("next=OO"), "{text}");
+    let white_places_black =
+        Game::<u64>::from_text(&rules, &text.replace("next=OO", "next=OX")).unwrap();
+    assert_eq!(
+        constant(&encoder.encode(&white_places_black), "own-places-other"),
+        1.0
+    );
+    assert_ne!(encoder.encode(&white_places_black), planes);
+    // Under the free choice both next-colour planes stay 0: the colour is the decision's.
+    let rules = Preset::ReversiIIFree.rules(None).unwrap();
+    let encoder = Encoder::new(&rules);
+    let start = Game::<u64>::start(&rules);
+    let after = start.play_unchecked(&rules, start.legal_decisions(&rules)[0]);
+    let planes = encoder.encode(&after);
+    assert_eq!(constant(&planes, "opponent-places-other"), 0.0);
+    assert_eq!(constant(&planes, "own-places-other"), 0.0);
+}
+
 /// The game after random decisions.
 fn random_game<W: Bitboard>(rules: &Rules, seed: u64) -> Game<W> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);

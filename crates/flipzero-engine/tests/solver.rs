@@ -157,7 +157,7 @@ fn the_solver_equals_minimax_on_small_boards_and_late_positions() {
     }
 }
 
-/// RULES.md section 4: perfect play in 6x6 Othello gives White 20-16. About 1 to 1.5 minutes
+/// docs/RULES.md section 7: perfect play in 6x6 Othello gives White 20-16. About 1 to 1.5 minutes
 /// of one core (experiments/2026-11-29-solve-6x6).
 #[test]
 #[ignore = "solves 6x6 Othello from the start: minutes"]
@@ -166,7 +166,7 @@ fn six_by_six_othello_is_a_white_win_by_four() {
     assert_eq!(solve_one_best(&start, Goal::default()).score, -4);
 }
 
-/// RULES.md section 4: Black, to move first, wins 6x6 anti-Othello. About 15 minutes of one
+/// docs/RULES.md section 7: Black, to move first, wins 6x6 anti-Othello. About 15 minutes of one
 /// core (experiments/2026-11-29-solve-6x6).
 #[test]
 #[ignore = "solves 6x6 anti-Othello from the start: a quarter of an hour"]

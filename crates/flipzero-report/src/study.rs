@@ -73,7 +73,7 @@ pub struct MeasureSection {
     /// Random plies that make each opening.
     pub opening_plies: u32,
     /// Keep only openings the classical engine (depth 6) scores within this many discs of
-    /// even (RULES.md 4.5); random plies alone can leave a game decided (under sacrifice a
+    /// even (docs/RULES.md section 5.2); random plies alone can leave a game decided (under sacrifice a
     /// player can give away its last discs).
     #[serde(default)]
     pub balanced_margin: Option<f64>,

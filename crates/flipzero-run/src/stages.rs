@@ -89,7 +89,7 @@ pub struct EvaluateOptions {
     /// the range).
     pub opening_plies: Option<std::ops::RangeInclusive<u32>>,
     /// Keep only openings that the classical engine (depth 6) scores within this many discs
-    /// of even (RULES.md 4.5): random plies can leave one side lost by force.
+    /// of even (docs/RULES.md section 5.2): random plies can leave one side lost by force.
     pub balanced_margin: Option<f64>,
     /// Keep only openings whose exact value (solved, and cached in the run directory) is
     /// within this many discs of a draw.

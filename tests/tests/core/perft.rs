@@ -1,4 +1,4 @@
-//! The 8x8 perft table of RULES.md section 6 (OEIS A124004).
+//! The 8x8 perft table of docs/RULES.md section 6 (OEIS A124004).
 
 use flipzero_core::{Geometry, Kernel, Position, perft_parallel, perft_with_kernel};
 

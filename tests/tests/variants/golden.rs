@@ -108,7 +108,7 @@ fn rotation_geometry() -> &'static flipzero_core::Geometry<u64> {
 }
 
 #[test]
-fn classic_reversi_fills_the_centre_freely() {
+fn classic_reversi_fills_the_centre_in_any_order() {
     let classic = rules(Preset::ClassicReversi);
     let start = Game::<u64>::start(&classic);
     assert_eq!(start.discs(Color::Black) | start.discs(Color::White), 0);
@@ -122,12 +122,22 @@ fn classic_reversi_fills_the_centre_freely() {
     assert_eq!(diagonal.supply(Color::Black), [30, 0]);
     let error = replay(&classic, &start, "d4 a1").unwrap_err();
     assert_eq!(error.index, 2);
-    // Ply 4: White may fill e5 or flank outside the centre (c4 flanks d4 against e4).
-    let before_ply4 = play(&classic, "d4 e4 d5");
-    let legal = before_ply4.legal_decisions(&classic);
+    // The four centre squares in every order: 4, 4 x 3, 4 x 3 x 2, 4! sequences.
+    let counts: Vec<u64> = (1..=4)
+        .map(|depth| flipzero_core::game::perft(&classic, &start, depth))
+        .collect();
+    assert_eq!(counts, [4, 12, 24, 24]);
+    // Ply 4 (the sources' rule): White's only disc goes on the last centre square, e5,
+    // though c4 would flank d4 against e4.
     let square = |name: &str| Decision::square(rotation_geometry().parse_square(name).unwrap());
+    let legal = play(&classic, "d4 e4 d5").legal_decisions(&classic);
+    assert_eq!(legal, [square("e5")]);
+    // Under `may`, White may fill e5 or flank outside the centre.
+    let may = rules(Preset::ClassicReversiMay);
+    let before_ply4 = play(&may, "d4 e4 d5");
+    let legal = before_ply4.legal_decisions(&may);
     assert!(legal.contains(&square("e5")) && legal.contains(&square("c4")));
-    let flanked = replay(&classic, &before_ply4, "c4").unwrap();
+    let flanked = replay(&may, &before_ply4, "c4").unwrap();
     assert_eq!(at(&flanked, "d4"), 'O', "an ordinary move at ply 4 flips");
     assert_eq!(
         at(&flanked, "e5"),
@@ -247,6 +257,39 @@ fn reversi_ii_places_the_opponents_colour_every_other_move() {
     assert_eq!(after.discs(Color::White), othello_after.opponent());
     assert_eq!(after.discs(Color::Black), othello_after.player());
     assert_eq!(after.supply(Color::Black), [14, 14]);
+}
+
+#[test]
+fn classic_reversi_after_the_centre_moves_like_the_reference() {
+    // Of the 24 centre orders, 8 leave Black's discs on a diagonal (a cross start, or its
+    // mirror image) and 16 side by side (a parallel start, turned). The 32-disc supplies
+    // cannot run out within 4 more turns, so perft(4 + k) = 8 cross(k) + 16 parallel(k),
+    // counted by the slow reference from the Othello and parallel starts.
+    let classic = rules(Preset::ClassicReversi);
+    let start = Game::<u64>::start(&classic);
+    let reference_from = |preset| {
+        let game = Game::<u64>::start(&rules(preset));
+        let position = Position::new(
+            game.geometry(),
+            game.discs(Color::Black),
+            game.discs(Color::White),
+            Color::Black,
+        )
+        .unwrap();
+        flipzero_tests::reference::ReferenceBoard::from_position(&position)
+    };
+    let (cross, parallel) = (
+        reference_from(Preset::Othello),
+        reference_from(Preset::Parallel),
+    );
+    for extra in 1..=4 {
+        assert_eq!(
+            flipzero_core::game::perft(&classic, &start, 4 + extra),
+            8 * cross.perft(extra) + 16 * parallel.perft(extra),
+            "depth {}",
+            4 + extra
+        );
+    }
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! The perft file of every preset (`tests/data/perft/<preset>.txt`): one line per depth,
-//! `<side> <depth> <leaves>`, counted as RULES.md section 6 says. Depths whose leaves exceed
+//! `<side> <depth> <leaves>`, counted as docs/RULES.md section 6 says. Depths whose leaves exceed
 //! `NORMAL_SUITE_LEAVES` run only with `--ignored`.
 
 use flipzero_core::{Game, Preset, game};

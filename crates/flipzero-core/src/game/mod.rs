@@ -624,17 +624,23 @@ impl<W: Bitboard> Game<W> {
 
     /// The colour a placement with `option` puts down, and whether the mover has that disc.
     fn placed_colour(&self, rules: &Rules, option: u8) -> Option<Color> {
-        let mover = self.side_to_move;
-        let supply = self.supply[index_of(mover)];
+        self.colour_placed_by(rules, self.side_to_move, option)
+    }
+
+    /// The colour `player`'s next placement with `option` would put down (option 0 where
+    /// placements carry none), or `None` when they have no such disc left. Reversi II
+    /// alternating is the only rule under which it is not simply `player`'s own colour.
+    pub fn colour_placed_by(&self, rules: &Rules, player: Color, option: u8) -> Option<Color> {
+        let supply = self.supply[index_of(player)];
         match rules.spec().supply {
-            SupplySpec::Unlimited => Some(mover),
-            SupplySpec::PerPlayer(_) => (supply[0] > 0).then_some(mover),
+            SupplySpec::Unlimited => Some(player),
+            SupplySpec::PerPlayer(_) => (supply[0] > 0).then_some(player),
             SupplySpec::ColourDiscs { choice, .. } => {
-                let has = |color: Color| supply[usize::from(color != mover)] > 0;
+                let has = |color: Color| supply[usize::from(color != player)] > 0;
                 let color = match choice {
                     ColourChoice::Free => [Color::Black, Color::White][usize::from(option)],
                     ColourChoice::Alternating => {
-                        let next = self.next_colour[index_of(mover)];
+                        let next = self.next_colour[index_of(player)];
                         if has(next) { next } else { next.opponent() }
                     }
                 };
@@ -707,11 +713,12 @@ impl<W: Bitboard> Game<W> {
             return [W::EMPTY; 2];
         }
         let centre = self.centre() & self.empty();
-        if self.turns < 3 {
+        if self.turns < 3 || ply4 == Ply4::Centre {
             return [centre, W::EMPTY];
         }
         let flanking = self.placements(rules)[0] & !self.centre();
         match ply4 {
+            Ply4::Centre => [centre, W::EMPTY],
             Ply4::May => [centre | flanking, W::EMPTY],
             Ply4::Must if flanking.is_empty() => [centre, W::EMPTY],
             Ply4::Must => [flanking, W::EMPTY],
@@ -1212,7 +1219,7 @@ impl<W: Bitboard> Game<W> {
     }
 }
 
-/// Perft over turns (RULES.md section 6): every decision sequence of `depth` turns, a turn
+/// Perft over turns (docs/RULES.md section 6): every decision sequence of `depth` turns, a turn
 /// being all the decisions one player makes before the other's turn.
 pub fn perft<W: Bitboard>(rules: &Rules, game: &Game<W>, depth: u32) -> u64 {
     if depth == 0 || game.is_over() {

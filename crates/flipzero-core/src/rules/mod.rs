@@ -1,5 +1,5 @@
 //! The rules of every variant: the serde [`RulesSpec`], its validated form [`Rules`], and the
-//! named presets of RULES.md section 4.
+//! named presets of docs/RULES.md section 4.
 
 mod preset;
 mod spec;
@@ -49,7 +49,7 @@ fn invalid(field: &'static str, reason: impl Into<String>) -> RulesError {
     }
 }
 
-/// Komi in half discs, so that every value of RULES.md is an integer.
+/// Komi in half discs, so that every value of docs/RULES.md is an integer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Komi {
     /// No komi.

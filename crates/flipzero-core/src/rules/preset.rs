@@ -1,4 +1,4 @@
-//! The named presets of RULES.md section 4.
+//! The named presets of docs/RULES.md section 4.
 
 use std::fmt;
 use std::str::FromStr;
@@ -13,8 +13,11 @@ use crate::position::Color;
 pub enum Preset {
     /// Standard Othello.
     Othello,
-    /// Classic 1880s reversi: free centre, 32 discs each (ply 4 may be a flanking move).
+    /// Classic 1880s reversi: the first four discs fill the centre in any order, then 32
+    /// discs each.
     ClassicReversi,
+    /// Classic reversi where White's ply 4 may be a flanking move instead.
+    ClassicReversiMay,
     /// Classic reversi where White's ply 4 must be a flanking move when one exists.
     ClassicReversiMust,
     /// Othello from the parallel start.
@@ -47,9 +50,10 @@ pub enum Preset {
 
 impl Preset {
     /// Every preset.
-    pub const ALL: [Preset; 16] = [
+    pub const ALL: [Preset; 17] = [
         Preset::Othello,
         Preset::ClassicReversi,
+        Preset::ClassicReversiMay,
         Preset::ClassicReversiMust,
         Preset::Parallel,
         Preset::Komi,
@@ -71,6 +75,7 @@ impl Preset {
         match self {
             Preset::Othello => "othello",
             Preset::ClassicReversi => "classic-reversi",
+            Preset::ClassicReversiMay => "classic-reversi-may",
             Preset::ClassicReversiMust => "classic-reversi-must",
             Preset::Parallel => "parallel",
             Preset::Komi => "komi",
@@ -95,7 +100,10 @@ impl Preset {
                 "standard Othello: centred cross start, forced passes, most discs wins"
             }
             Preset::ClassicReversi => {
-                "1880s reversi: empty board, free centre placements, 32 discs each; ply 4 may flank"
+                "1880s reversi: the first four discs fill the centre in any order, 32 discs each"
+            }
+            Preset::ClassicReversiMay => {
+                "classic reversi where White's ply 4 may be a flanking move instead"
             }
             Preset::ClassicReversiMust => {
                 "classic reversi where White's ply 4 must be a flanking move when one exists"
@@ -169,7 +177,8 @@ impl Preset {
         };
         match self {
             Preset::Othello => {}
-            Preset::ClassicReversi => spec = classic(Ply4::May),
+            Preset::ClassicReversi => spec = classic(Ply4::Centre),
+            Preset::ClassicReversiMay => spec = classic(Ply4::May),
             Preset::ClassicReversiMust => spec = classic(Ply4::Must),
             Preset::Parallel => spec.start = StartSpec::Parallel,
             Preset::Komi => spec.komi = KomiSpec::Bid { min: -8, max: 8 },

@@ -1,4 +1,4 @@
-//! `RulesSpec`: the serde form of the rules, one field per axis of RULES.md section 3.
+//! `RulesSpec`: the serde form of the rules, one field per axis of docs/RULES.md section 3.
 //!
 //! Every field has a default (standard 8x8 Othello), so a TOML file names only what differs.
 //! Unknown fields are rejected. A spec is checked and turned into [`crate::Rules`] by
@@ -101,7 +101,8 @@ pub enum StartSpec {
     Parallel,
     /// Empty board; the first four plies place discs on the centre squares.
     Placement {
-        /// Whether White's second disc (ply 4) may or must be an ordinary move instead.
+        /// Whether White's second disc (ply 4) fills the centre, or may or must be an
+        /// ordinary move instead.
         #[serde(default)]
         ply4: Ply4,
     },
@@ -116,12 +117,15 @@ pub enum StartSpec {
     OpeningList(Vec<String>),
 }
 
-/// Classic reversi's ply 4 (RULES.md section 4.2).
+/// Classic reversi's ply 4 (docs/RULES.md section 4.2).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Ply4 {
-    /// White fills the last centre square or, if it likes, plays an ordinary flanking move.
+    /// White fills the last centre square, as every other opening ply does (the sources'
+    /// rule: all four first discs go on the four centre squares).
     #[default]
+    Centre,
+    /// White fills the last centre square or, if it likes, plays an ordinary flanking move.
     May,
     /// White must play an ordinary flanking move when one exists.
     Must,
@@ -170,7 +174,7 @@ pub enum ColourChoice {
     Free,
 }
 
-/// The sacrifice move (RULES.md section 4.8).
+/// The sacrifice move (docs/RULES.md section 4.8).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct SacrificeSpec {
@@ -191,7 +195,7 @@ impl Default for SacrificeSpec {
     }
 }
 
-/// Neutral discs (RULES.md section 4.12).
+/// Neutral discs (docs/RULES.md section 4.12).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct NeutralSpec {
@@ -225,7 +229,7 @@ pub enum SwapNeutralises {
     Opponent,
 }
 
-/// Oriented discs (RULES.md section 4.10).
+/// Oriented discs (docs/RULES.md section 4.10).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct OrientationSpec {
@@ -311,7 +315,7 @@ pub enum KomiSpec {
     },
 }
 
-/// How the final margin is counted (RULES.md section 2).
+/// How the final margin is counted (docs/RULES.md section 2).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ScoringSpec {
