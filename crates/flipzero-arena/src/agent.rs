@@ -542,6 +542,11 @@ impl AgentFactory {
         Ok(Self::with_network(spec, rules, weights, network))
     }
 
+    /// The spec it builds agents of.
+    pub fn spec(&self) -> &AgentSpec {
+        &self.spec
+    }
+
     /// Prepares `spec` with a network already in memory (used for an MCTS spec without a
     /// checkpoint file).
     pub fn with_network(

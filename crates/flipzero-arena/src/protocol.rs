@@ -4,7 +4,7 @@
 //! A malformed or illegal command gets a protocol error (`? ...` in GTP, a `status` line in
 //! NBoard) and the session goes on.
 
-use std::io::{BufRead, Write};
+use std::io::{BufRead, Read, Write};
 use std::time::{Duration, Instant};
 
 use flipzero_core::{Bitboard, Color, Game, Outcome, Preset, Rules, notation, with_width};
@@ -31,6 +31,10 @@ pub trait AgentSource {
     fn agent_for(&self, rules: &Rules, depth: Option<u32>) -> Result<AgentFactory, String>;
 }
 
+/// The longest an engine searches a move at a depth the GUI set, when its spec sets no time:
+/// the last iteration finished by then decides.
+pub const GUI_DEPTH_TIME_LIMIT: Duration = Duration::from_secs(30);
+
 /// Any agent spec: engines follow the GUI's depth; a checkpoint serves its own rules only.
 pub struct SpecSource {
     /// The agent.
@@ -44,6 +48,8 @@ impl AgentSource for SpecSource {
         let spec = match (&self.spec, depth) {
             (AgentSpec::Engine(config), Some(depth)) => AgentSpec::Engine(SearchConfig {
                 depth: depth.clamp(1, 64),
+                // A deep depth from the GUI (NBoard's levels reach 60) still answers in time.
+                time: Some(config.time.unwrap_or(GUI_DEPTH_TIME_LIMIT)),
                 ..config.clone()
             }),
             (spec, _) => spec.clone(),
@@ -54,6 +60,8 @@ impl AgentSource for SpecSource {
 
 /// The state a session keeps between commands.
 struct Session<W: Bitboard> {
+    /// The preset name or rules file the session serves, at any board side.
+    variant: String,
     rules: Rules,
     game: Game<W>,
     history: Vec<Game<W>>,
@@ -98,12 +106,15 @@ pub fn serve(
 ) -> std::io::Result<()> {
     let mut pending_game: Option<String> = None;
     loop {
-        let rules = match Rules::load(variant, Some(size)) {
-            Ok(rules) => rules,
-            Err(_) => Preset::Othello.rules(Some(8)).expect("8x8 Othello"),
+        let (variant, rules) = match Rules::load(variant, Some(size)) {
+            Ok(rules) => (variant, rules),
+            Err(_) => (
+                "othello",
+                Preset::Othello.rules(Some(8)).expect("8x8 Othello"),
+            ),
         };
         let next = with_width!(rules.square_count(), W => {
-            serve_with::<W>(protocol, &rules, source, pending_game.take(), input, output)?
+            serve_with::<W>(protocol, variant, &rules, source, pending_game.take(), input, output)?
         });
         match next {
             Next::Quit | Next::Continue => return Ok(()),
@@ -117,6 +128,7 @@ pub fn serve(
 
 fn serve_with<W: Bitboard>(
     protocol: Protocol,
+    variant: &str,
     rules: &Rules,
     source: &dyn AgentSource,
     pending_game: Option<String>,
@@ -139,6 +151,7 @@ fn serve_with<W: Bitboard>(
     };
     let start = Game::<W>::start(rules);
     let mut session = Session {
+        variant: variant.to_owned(),
         rules: rules.clone(),
         game: start,
         history: Vec::new(),
@@ -150,13 +163,17 @@ fn serve_with<W: Bitboard>(
         let reply = session.set_game(&ggf, source);
         write_reply(output, reply)?;
     }
-    let mut line = String::new();
+    let mut line = Vec::new();
     loop {
-        line.clear();
-        if input.read_line(&mut line)? == 0 {
-            return Ok(Next::Quit);
-        }
-        let text = line.trim();
+        let text = match read_line(input, &mut line)? {
+            Line::End => return Ok(Next::Quit),
+            Line::Text(text) => text,
+            Line::Refused(reason) => {
+                write_reply(output, vec![error_line(protocol, None, reason)])?;
+                continue;
+            }
+        };
+        let text = text.trim();
         if text.is_empty() {
             continue;
         }
@@ -170,6 +187,69 @@ fn serve_with<W: Bitboard>(
             other => return Ok(other),
         }
     }
+}
+
+/// The longest command line read; GUIs send lines of a few hundred bytes (a GGF game of
+/// 60 moves is about 1,500).
+const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// The longest clock a GUI may set, in seconds (a year): beyond it a clock is unlimited in
+/// all but name, and `Duration` overflows on the infinite.
+const MAX_CLOCK_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
+
+/// One line of input, as the session reads it.
+enum Line<'a> {
+    /// The input ended.
+    End,
+    Text(&'a str),
+    /// A line that is no command, with the reason (it was consumed whole).
+    Refused(&'static str),
+}
+
+/// Reads one line into `buffer`, at most [`MAX_LINE_BYTES`] of it kept: a longer line is
+/// consumed to its end and refused, as is one that is not UTF-8.
+fn read_line<'a>(input: &mut dyn BufRead, buffer: &'a mut Vec<u8>) -> std::io::Result<Line<'a>> {
+    buffer.clear();
+    let read = (&mut *input)
+        .take(MAX_LINE_BYTES as u64 + 1)
+        .read_until(b'\n', buffer)?;
+    if read == 0 {
+        return Ok(Line::End);
+    }
+    if buffer.len() > MAX_LINE_BYTES && buffer.last() != Some(&b'\n') {
+        // Skip the rest of the line, a bounded piece at a time.
+        let mut rest = Vec::new();
+        loop {
+            rest.clear();
+            let read = (&mut *input)
+                .take(MAX_LINE_BYTES as u64)
+                .read_until(b'\n', &mut rest)?;
+            if read == 0 || rest.last() == Some(&b'\n') {
+                break;
+            }
+        }
+        return Ok(Line::Refused(
+            "syntax error: the line is longer than 65536 bytes",
+        ));
+    }
+    match std::str::from_utf8(buffer) {
+        Ok(text) => Ok(Line::Text(text)),
+        Err(_) => Ok(Line::Refused("syntax error: the line is not UTF-8 text")),
+    }
+}
+
+/// A clock's seconds as GUIs send them (`time_settings`, `time_left`): negative reads as 0
+/// (a flag that fell), and anything not finite is refused.
+fn clock_seconds(text: &str, usage: &str) -> Result<Duration, String> {
+    let seconds: f64 = text.parse().map_err(|_| format!("syntax error: {usage}"))?;
+    if !seconds.is_finite() {
+        return Err(format!(
+            "syntax error: {usage}: {text} is not a number of seconds"
+        ));
+    }
+    Ok(Duration::from_secs_f64(
+        seconds.clamp(0.0, MAX_CLOCK_SECONDS),
+    ))
 }
 
 fn error_line(protocol: Protocol, id: Option<&str>, reason: &str) -> String {
@@ -190,6 +270,13 @@ impl<W: Bitboard> Session<W> {
     fn rebuild_agent(&mut self, source: &dyn AgentSource) -> Result<(), String> {
         self.agent = source.agent_for(&self.rules, self.depth)?.build::<W>(0);
         Ok(())
+    }
+
+    /// Whether the session's variant exists on a board of side `side` and the agent can play
+    /// it there: asked before a resize, so that a refusal is the command's own answer.
+    fn servable_side(&self, side: u8, source: &dyn AgentSource) -> Result<(), String> {
+        let rules = Rules::load(&self.variant, Some(side)).map_err(|e| e.to_string())?;
+        source.agent_for(&rules, self.depth).map(|_| ())
     }
 
     /// Plays a move written as text (`d3`, `D3`, `pass`, `PA`).
@@ -308,6 +395,8 @@ impl<W: Bitboard> Session<W> {
                     self.clear();
                     return done(String::new());
                 }
+                self.servable_side(side, source)
+                    .map_err(|reason| format!("unacceptable size: {reason}"))?;
                 Ok((String::new(), Next::Resize(side, None)))
             }
             "clear_board" => {
@@ -369,17 +458,15 @@ impl<W: Bitboard> Session<W> {
             }
             "time_settings" => {
                 arguments(3)?;
-                let main: f64 = args[0].parse().map_err(|_| "syntax error: time_settings")?;
-                self.clock = [Some(Duration::from_secs_f64(main.max(0.0))); 2];
+                let main = clock_seconds(args[0], "time_settings MAIN BYO STONES")?;
+                self.clock = [Some(main); 2];
                 done(String::new())
             }
             "time_left" => {
                 arguments(3)?;
                 let color = parse_color(args[0]).ok_or("syntax error: time_left COLOR T S")?;
-                let left: f64 = args[1]
-                    .parse()
-                    .map_err(|_| "syntax error: time_left COLOR T S")?;
-                self.clock[slot(color)] = Some(Duration::from_secs_f64(left.max(0.0)));
+                let left = clock_seconds(args[1], "time_left COLOR T S")?;
+                self.clock[slot(color)] = Some(left);
                 done(String::new())
             }
             _ => Err("unknown command".into()),
@@ -432,7 +519,14 @@ impl<W: Bitboard> Session<W> {
                 let ggf = text.split_once("game").map_or("", |(_, g)| g.trim());
                 match ggf_board_side(ggf) {
                     Some(side) if side != self.rules.rows() => {
-                        return Ok(Next::Resize(side, Some(ggf.to_owned())));
+                        match self.servable_side(side, source) {
+                            Ok(()) => return Ok(Next::Resize(side, Some(ggf.to_owned()))),
+                            Err(reason) => {
+                                vec![format!(
+                                    "status error: set game: board side {side}: {reason}"
+                                )]
+                            }
+                        }
                     }
                     _ => self.set_game(ggf, source),
                 }

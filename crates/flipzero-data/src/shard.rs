@@ -68,11 +68,46 @@ pub fn write_shard(
         .map_err(|source| FileError::io(path, source))
 }
 
+/// The largest shard read: an iteration of 8x8 self-play writes a few megabytes.
+const MAX_SHARD_BYTES: usize = 256 << 20;
+
+/// A shard body decoded, with the bytes it took. bincode checks every string length the body
+/// claims against a fixed limit before allocating for it (and serde preallocates sequences
+/// cautiously); the limit is chosen from the body's own
+/// size (the decoded samples take at most a few times their encoded bytes), so that a damaged
+/// length allocates little more than the file, never a gigabyte.
+fn decode_body(
+    body: &[u8],
+) -> Result<((ShardHeader, Vec<Sample>), usize), bincode::error::DecodeError> {
+    fn with_limit<const LIMIT: usize>(
+        body: &[u8],
+    ) -> Result<((ShardHeader, Vec<Sample>), usize), bincode::error::DecodeError> {
+        bincode::serde::decode_from_slice(body, bincode::config::standard().with_limit::<LIMIT>())
+    }
+    match body.len().saturating_mul(8) {
+        bound if bound <= 1 << 20 => with_limit::<{ 1 << 20 }>(body),
+        bound if bound <= 1 << 24 => with_limit::<{ 1 << 24 }>(body),
+        bound if bound <= 1 << 28 => with_limit::<{ 1 << 28 }>(body),
+        _ => with_limit::<{ 1 << 31 }>(body),
+    }
+}
+
 /// Reads a shard.
 ///
 /// # Errors
 /// An unreadable file, a wrong magic number or version, or a truncated or corrupt body.
 pub fn read_shard(path: &Path) -> Result<(ShardHeader, Vec<Sample>), ShardError> {
+    let size = std::fs::metadata(path)
+        .map_err(|source| FileError::io(path, source))?
+        .len();
+    if size > MAX_SHARD_BYTES as u64 {
+        return Err(invalid(
+            path,
+            format!(
+                "{size} bytes: larger than any shard flipzero writes (at most {MAX_SHARD_BYTES})"
+            ),
+        ));
+    }
     let contents = std::fs::read(path).map_err(|source| FileError::io(path, source))?;
     if contents.len() < 12 {
         return Err(invalid(path, "truncated before the header"));
@@ -87,10 +122,8 @@ pub fn read_shard(path: &Path) -> Result<(ShardHeader, Vec<Sample>), ShardError>
             format!("format version {version}; this build reads version {SHARD_VERSION}"),
         ));
     }
-    let config = bincode::config::standard().with_limit::<{ 1 << 30 }>();
-    let ((header, samples), read): ((ShardHeader, Vec<Sample>), usize) =
-        bincode::serde::decode_from_slice(&contents[12..], config)
-            .map_err(|error| invalid(path, format!("damaged body: {error}")))?;
+    let ((header, samples), read) = decode_body(&contents[12..])
+        .map_err(|error| invalid(path, format!("damaged body: {error}")))?;
     if read != contents.len() - 12 {
         return Err(invalid(
             path,
@@ -124,19 +157,32 @@ pub fn read_shard(path: &Path) -> Result<(ShardHeader, Vec<Sample>), ShardError>
     Ok((header, samples))
 }
 
+/// A replay window: the samples of the newest shards, the shards they came from, and the
+/// shards that could not be read (skipped, with the reason).
+#[derive(Debug, Default)]
+pub struct ReplayWindow {
+    /// The samples, newest shard first.
+    pub samples: Vec<Sample>,
+    /// The shards read.
+    pub used: Vec<std::path::PathBuf>,
+    /// Damaged or unreadable shards passed over, with why.
+    pub unreadable: Vec<(std::path::PathBuf, String)>,
+}
+
 /// The samples of the newest shards in `directory` (by file name, which writers make
-/// increase: `shard-<number>-...`), newest first, until `max_samples` are gathered; with the
-/// shards they came from. Temporary files of unfinished writes are ignored. Every shard must
-/// have the rules and encoder version of `expected`.
+/// increase: `shard-<number>-...`), newest first, until `max_samples` are gathered. Temporary
+/// files of unfinished writes are ignored; a shard that cannot be read is passed over and
+/// listed, so that one damaged file does not stop training. Every shard read must have the
+/// rules and encoder version of `expected`.
 ///
 /// # Errors
-/// An unreadable directory, a damaged shard, or one of other rules or another encoder
-/// version (named in the error).
+/// An unreadable directory or shard file, or a shard of other rules or another encoder
+/// version (named in the error): a run mixed up with another, not a damaged file.
 pub fn replay_window(
     directory: &Path,
     max_samples: usize,
     expected: &ShardHeader,
-) -> Result<(Vec<Sample>, Vec<std::path::PathBuf>), ShardError> {
+) -> Result<ReplayWindow, ShardError> {
     let io = |source| FileError::io(directory, source);
     let mut shards: Vec<std::path::PathBuf> = std::fs::read_dir(directory)
         .map_err(io)?
@@ -147,13 +193,21 @@ pub fn replay_window(
             .is_some_and(|extension| extension == SHARD_EXTENSION)
     });
     shards.sort();
-    let mut samples = Vec::new();
-    let mut used = Vec::new();
+    let mut window = ReplayWindow::default();
     for path in shards.into_iter().rev() {
-        if samples.len() >= max_samples {
+        if window.samples.len() >= max_samples {
             break;
         }
-        let (header, mut shard) = read_shard(&path)?;
+        let (header, mut shard) = match read_shard(&path) {
+            Ok(read) => read,
+            // Damaged (or not a shard of this format): passed over. A file the system will
+            // not read now may read later, so that error stops the window instead.
+            Err(error @ FileError::Invalid { .. }) => {
+                window.unreadable.push((path, error.to_string()));
+                continue;
+            }
+            Err(error) => return Err(error),
+        };
         if header.rules_toml != expected.rules_toml {
             return Err(invalid(&path, "written for other rules"));
         }
@@ -166,11 +220,11 @@ pub fn replay_window(
                 ),
             ));
         }
-        shard.truncate(max_samples - samples.len());
-        samples.extend(shard);
-        used.push(path);
+        shard.truncate(max_samples - window.samples.len());
+        window.samples.extend(shard);
+        window.used.push(path);
     }
-    Ok((samples, used))
+    Ok(window)
 }
 
 /// The extension of finished shard files.

@@ -57,6 +57,17 @@ fn shards_round_trip_and_damage_is_named() {
     let mut longer = bytes.clone();
     longer.push(0);
     assert!(refused(&longer).contains("1 unexpected bytes"));
+    // A rules text that claims a gigabyte (bincode's varint: 0xfc, then 4 bytes) is refused
+    // by the decoder's limit, chosen from the file's size, before anything is allocated.
+    let mut claims_a_gigabyte = bytes[..12].to_vec();
+    claims_a_gigabyte.push(0xfc);
+    claims_a_gigabyte.extend_from_slice(&(1u32 << 30).to_le_bytes());
+    claims_a_gigabyte.extend_from_slice(b"short");
+    let error = refused(&claims_a_gigabyte);
+    assert!(
+        error.contains("damaged body") && error.to_lowercase().contains("limit"),
+        "{error}"
+    );
     // Every single-byte corruption of the body is refused or reads back as something: never
     // a panic.
     for at in (12..bytes.len()).step_by(7) {
@@ -70,7 +81,7 @@ fn shards_round_trip_and_damage_is_named() {
 }
 
 #[test]
-fn the_replay_window_takes_the_newest_shards_and_ignores_unfinished_writes() {
+fn the_replay_window_takes_the_newest_shards_and_passes_over_unfinished_and_damaged_ones() {
     use flipzero_data::replay_window;
     let directory = std::env::temp_dir().join(format!("flipzero-window-{}", std::process::id()));
     std::fs::create_dir_all(&directory).unwrap();
@@ -93,11 +104,12 @@ fn the_replay_window_takes_the_newest_shards_and_ignores_unfinished_writes() {
         write_shard(&path, &header, &samples).unwrap();
     }
     std::fs::write(directory.join("shard-000003.shard.tmp.77"), b"half a shard").unwrap();
-    let (samples, used) = replay_window(&directory, 25, &header).unwrap();
-    assert_eq!(samples.len(), 25);
-    assert_eq!(used.len(), 3);
-    assert_eq!(samples[0].score, 200.0, "newest first");
-    assert_eq!(samples[24].score, 4.0);
+    let window = replay_window(&directory, 25, &header).unwrap();
+    assert_eq!(window.samples.len(), 25);
+    assert_eq!(window.used.len(), 3);
+    assert!(window.unreadable.is_empty());
+    assert_eq!(window.samples[0].score, 200.0, "newest first");
+    assert_eq!(window.samples[24].score, 4.0);
     let other = ShardHeader {
         encoder_version: 9,
         ..header.clone()
@@ -111,13 +123,15 @@ fn the_replay_window_takes_the_newest_shards_and_ignores_unfinished_writes() {
         b"FLIPZSHD\x01\x00\x00\x00junk",
     )
     .unwrap();
-    let error = replay_window(&directory, 25, &header)
-        .unwrap_err()
-        .to_string();
-    assert!(
-        error.contains("shard-000004.shard") && error.contains("damaged body"),
-        "{error}"
-    );
+    // The damaged newest shard is passed over, named with its reason; the window is the
+    // same as before.
+    let window = replay_window(&directory, 25, &header).unwrap();
+    assert_eq!(window.samples.len(), 25);
+    assert_eq!(window.samples[0].score, 200.0);
+    assert_eq!(window.unreadable.len(), 1);
+    let (path, reason) = &window.unreadable[0];
+    assert!(path.ends_with("shard-000004.shard"), "{path:?}");
+    assert!(reason.contains("damaged body"), "{reason}");
     let mut bad = sample(1.0);
     bad.score = f32::NAN;
     write_shard(&directory.join("nan.bin"), &header, &[bad]).unwrap();

@@ -87,6 +87,21 @@ pub fn save(
     flipzero_core::files::write_atomically(path, &contents).map_err(|error| io(path, error))
 }
 
+/// Refuses metadata that declares a network larger than its weights could fill, before that
+/// network is built (128 blocks of 1,024 channels would take some 10 GB): the tower's
+/// convolutions alone have 2 x blocks x channels^2 x 9 four-byte weights.
+fn check_weights_size(net: &NetConfig, weight_bytes: usize) -> Result<(), String> {
+    let tower = 2 * net.blocks as u64 * (net.channels as u64).pow(2) * 9;
+    if tower * 4 > weight_bytes as u64 {
+        return Err(format!(
+            "the metadata declares {} blocks of {} channels ({tower} tower weights), more than \
+             the {weight_bytes} bytes of weights hold",
+            net.blocks, net.channels
+        ));
+    }
+    Ok(())
+}
+
 /// Checks the metadata before any network is built from it: sizes in range, and the network
 /// fitting its rules and this build's encoder.
 fn check_meta(meta: &CheckpointMeta) -> Result<(), String> {
@@ -210,6 +225,7 @@ pub fn load(path: &Path, device: &Device) -> Result<Checkpoint, CheckpointError>
         ));
     }
     check_meta(&meta).map_err(|reason| invalid(path, reason))?;
+    check_weights_size(&meta.net, weights.len()).map_err(|reason| invalid(path, reason))?;
     let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(weights.to_vec()))
         .map_err(|error| invalid(path, format!("weights: {error:?}")))?;
     let net = meta

@@ -95,6 +95,21 @@ fn a_checkpoint_round_trip_gives_identical_outputs_and_damage_is_named() {
     huge_file.extend_from_slice(&json);
     huge_file.extend_from_slice(&bytes[16 + meta_len..]);
     assert!(refused(&huge_file).contains("network channels = 1000000"));
+    // In range, but far larger than the weights that follow: refused before it is built
+    // (128 blocks of 1,024 channels would be some 10 GB).
+    let mut large = meta.clone();
+    (large.net.blocks, large.net.channels) = (128, 1024);
+    let mut large_file = bytes[..12].to_vec();
+    let json = serde_json::to_vec(&large).unwrap();
+    large_file.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    large_file.extend_from_slice(&json);
+    large_file.extend_from_slice(&bytes[16 + meta_len..]);
+    let error = refused(&large_file);
+    assert!(
+        error.contains("declares 128 blocks of 1024 channels")
+            && error.contains("bytes of weights"),
+        "{error}"
+    );
     let mut wrong_rules = meta.clone();
     wrong_rules.net.decisions = 65;
     let json = serde_json::to_vec(&wrong_rules).unwrap();

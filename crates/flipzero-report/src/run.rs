@@ -108,6 +108,7 @@ pub fn run_report(dir: &Path, out: &Path, format: ReportFormat) -> Result<PathBu
                     .or_default()
                     .push((*step as f64, elo));
             }
+            Record::Quarantine { .. } => {}
         }
     }
     let series = |map: &BTreeMap<String, Vec<(f64, f64)>>| -> Vec<Series> {

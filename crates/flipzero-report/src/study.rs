@@ -429,7 +429,7 @@ fn training_summary(dir: &RunDir) -> Result<TrainingSummary, RunError> {
         match record {
             flipzero_run::Record::Selfplay { games, .. } => summary.games += games,
             flipzero_run::Record::Train { steps, .. } => summary.steps += steps,
-            flipzero_run::Record::Evaluate { .. } => {}
+            flipzero_run::Record::Evaluate { .. } | flipzero_run::Record::Quarantine { .. } => {}
         }
         summary.hours = summary.hours.max(record.elapsed_seconds() / 3600.0);
     }

@@ -76,6 +76,25 @@ impl RunDir {
         self.root.join("shards")
     }
 
+    /// The folder that damaged shards are moved into, out of the replay window.
+    pub fn quarantine(&self) -> PathBuf {
+        self.root.join("quarantine")
+    }
+
+    /// Moves a shard that cannot be read into [`RunDir::quarantine`] (kept for a look, never
+    /// read again) and says where it went.
+    ///
+    /// # Errors
+    /// When the folder cannot be made or the file cannot be moved.
+    pub fn quarantine_shard(&self, shard: &Path) -> Result<PathBuf, FileError> {
+        let folder = self.quarantine();
+        std::fs::create_dir_all(&folder).map_err(|e| FileError::io(&folder, e))?;
+        let name = shard.file_name().unwrap_or_default();
+        let moved = folder.join(name);
+        std::fs::rename(shard, &moved).map_err(|e| FileError::io(shard, e))?;
+        Ok(moved)
+    }
+
     /// The folder of checkpoints.
     pub fn checkpoints(&self) -> PathBuf {
         self.root.join("checkpoints")
@@ -490,6 +509,15 @@ pub enum Record {
         /// Run time at the end of the stage.
         elapsed_seconds: f64,
     },
+    /// A shard that could not be read, moved into the run's quarantine folder.
+    Quarantine {
+        /// Its file name.
+        shard: String,
+        /// Why it could not be read.
+        reason: String,
+        /// Run time when it was moved.
+        elapsed_seconds: f64,
+    },
 }
 
 impl Record {
@@ -503,6 +531,9 @@ impl Record {
                 elapsed_seconds, ..
             }
             | Record::Evaluate {
+                elapsed_seconds, ..
+            }
+            | Record::Quarantine {
                 elapsed_seconds, ..
             } => *elapsed_seconds,
         }

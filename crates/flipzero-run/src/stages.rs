@@ -419,11 +419,25 @@ impl Run {
             ));
         }
         let header = self.shard_header(String::new());
-        let window_read = WindowRead {
+        let mut window_read = WindowRead {
             at: std::time::SystemTime::now(),
             shards_present: self.dir.shard_names()?.len(),
         };
-        let (window, used) = replay_window(&self.dir.shards(), train.window_samples, &header)?;
+        let replay = replay_window(&self.dir.shards(), train.window_samples, &header)?;
+        window_read.shards_present -= replay.unreadable.len();
+        for (shard, reason) in &replay.unreadable {
+            // Moved aside so that it stops costing every later stage a read, and recorded.
+            self.dir.quarantine_shard(shard)?;
+            self.dir.append(&Record::Quarantine {
+                shard: shard
+                    .file_name()
+                    .map(|name| name.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                reason: reason.clone(),
+                elapsed_seconds: self.elapsed_seconds(),
+            })?;
+        }
+        let (window, used) = (replay.samples, replay.used);
         if window.len() < train.batch_size {
             return Err(RunError::NotEnoughSamples {
                 have: window.len(),

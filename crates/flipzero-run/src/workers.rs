@@ -146,8 +146,9 @@ impl Run {
                 self.dir().mark_finished(step)?;
                 return Ok(());
             }
-            // Shards are never removed, so the games written since the last training read its
-            // window are the count beyond the one it saw.
+            // Shards leave the folder only when training quarantines them, and the count it
+            // recorded leaves those out, so the games written since it read its window are
+            // the count beyond the one it saw.
             let seen = self.dir().window_shard_count(step)?.unwrap_or(0);
             let fresh = self.dir().shard_names()?.len().saturating_sub(seen);
             if fresh < games {
@@ -314,7 +315,7 @@ pub fn run_status(dir: &RunDir) -> Result<RunStatus, FileError> {
             } => {
                 status.ratings.insert(opponent, (step, score, games));
             }
-            Record::Train { .. } => {}
+            Record::Train { .. } | Record::Quarantine { .. } => {}
         }
     }
     Ok(status)

@@ -33,6 +33,7 @@ fn stages(records: &[Record]) -> Vec<&'static str> {
             Record::Selfplay { .. } => "selfplay",
             Record::Train { .. } => "train",
             Record::Evaluate { .. } => "evaluate",
+            Record::Quarantine { .. } => "quarantine",
         })
         .collect()
 }
@@ -142,16 +143,44 @@ fn a_stage_cut_short_plays_only_the_missing_games() {
 }
 
 #[test]
-fn a_corrupt_shard_stops_training_with_its_name() {
+fn a_corrupt_shard_is_quarantined_with_its_reason_and_training_goes_on() {
     let (_folder, _config, dir, run) = tiny_run();
-    run.self_play(2, &Silent).unwrap();
+    run.self_play(3, &Silent).unwrap();
     let path = dir.shard_path(0, 1);
     let bytes = std::fs::read(&path).unwrap();
     std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
-    let error = run.train(1, &Silent).unwrap_err().to_string();
+    match run.train(1, &Silent).unwrap() {
+        Record::Train { step, .. } => assert_eq!(step, 1),
+        other => panic!("{other:?}"),
+    }
+    assert!(!path.exists(), "moved out of the shards");
+    let moved = dir.quarantine().join("step-000000000-game-000001.shard");
+    assert_eq!(std::fs::read(&moved).unwrap(), &bytes[..bytes.len() / 2]);
+    let quarantined: Vec<(String, String)> = dir
+        .records()
+        .unwrap()
+        .into_iter()
+        .filter_map(|record| match record {
+            Record::Quarantine { shard, reason, .. } => Some((shard, reason)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(quarantined.len(), 1);
+    assert_eq!(quarantined[0].0, "step-000000000-game-000001.shard");
     assert!(
-        error.contains("step-000000000-game-000001.shard"),
-        "{error}"
+        quarantined[0].1.contains("damaged body"),
+        "{}",
+        quarantined[0].1
+    );
+    // The next stage reads the window without it and records nothing more.
+    run.train(1, &Silent).unwrap();
+    let records = dir.records().unwrap();
+    assert_eq!(
+        records
+            .iter()
+            .filter(|record| matches!(record, Record::Quarantine { .. }))
+            .count(),
+        1
     );
 }
 

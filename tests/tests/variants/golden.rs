@@ -476,6 +476,12 @@ fn state_text_that_no_game_reaches_is_refused() {
             format!("{empty} X komi=0.3"),
             "multiple of 0.5",
         ),
+        // A neutral to drop and no empty square left for it.
+        (
+            Preset::Neuversi,
+            format!("{} X phase=drop", "XO".repeat(32)),
+            "no decision is legal",
+        ),
     ];
     for (preset, text, expected) in cases {
         let rules = rules(preset);

@@ -252,6 +252,9 @@ fn describe(record: &Record) -> String {
             }
             line
         }
+        Record::Quarantine { shard, reason, .. } => {
+            format!("quarantine {shard}: cannot be read ({reason}); moved out of the window")
+        }
     }
 }
 
@@ -292,6 +295,7 @@ fn summary(iteration: u64, records: &[Record], elapsed: f64) -> String {
             Record::Evaluate {
                 opponent, score, ..
             } => parts.push(format!("vs {opponent} {:.0}%", score * 100.0)),
+            Record::Quarantine { shard, .. } => parts.push(format!("quarantined {shard}")),
         }
     }
     let minutes = (elapsed / 60.0).floor();

@@ -461,6 +461,14 @@ impl<W: Bitboard> Game<W> {
         {
             game.over = true;
         }
+        // A game that goes on must offer a decision (a pass at least): a mid-turn phase with
+        // nothing legal (a neutral drop on a full board, say) is a state no game reaches.
+        if !game.over && game.legal_decisions(rules).is_empty() {
+            return Err(bad_field(
+                "phase",
+                "no decision is legal in this state and the game is not over: no game reaches it",
+            ));
+        }
         Ok(game)
     }
 }

@@ -1,0 +1,128 @@
+//! The GTP and NBoard sessions against hostile input: every bad line gets a protocol error
+//! in the protocol's own framing, and the session answers the next command.
+
+use std::io::Cursor;
+
+use flipzero_arena::AgentSpec;
+use flipzero_arena::protocol::{AgentSource, GUI_DEPTH_TIME_LIMIT, Protocol, SpecSource, serve};
+use flipzero_core::Preset;
+use flipzero_engine::SearchConfig;
+
+fn engine_source(depth: u32) -> SpecSource {
+    SpecSource {
+        spec: AgentSpec::Engine(SearchConfig {
+            depth,
+            ..SearchConfig::default()
+        }),
+        device: burn::tensor::Device::flex(),
+    }
+}
+
+/// The session's whole output for `input` on `variant`'s 8x8 board.
+fn session(protocol: Protocol, variant: &str, input: &[u8]) -> String {
+    let mut output = Vec::new();
+    serve(
+        protocol,
+        variant,
+        8,
+        &engine_source(1),
+        &mut Cursor::new(input.to_vec()),
+        &mut output,
+    )
+    .unwrap();
+    String::from_utf8(output).unwrap()
+}
+
+fn gtp_replies(variant: &str, input: &[u8]) -> Vec<String> {
+    session(Protocol::Gtp, variant, input)
+        .split("\n\n")
+        .filter(|reply| !reply.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn gtp_refuses_clocks_that_are_not_numbers_of_seconds() {
+    let replies = gtp_replies(
+        "othello",
+        b"time_settings inf 0 0\ntime_left b 1e30 0\ntime_left w NaN 0\n\
+          time_left b -5 0\ntime_settings 300 0 0\nname\n",
+    );
+    assert!(
+        replies[0].starts_with("? syntax error: time_settings"),
+        "{}",
+        replies[0]
+    );
+    assert_eq!(replies[1], "=", "a huge clock is a long one");
+    assert!(
+        replies[2].contains("NaN is not a number of seconds"),
+        "{}",
+        replies[2]
+    );
+    assert_eq!(replies[3], "=", "a fallen flag reads as no time left");
+    assert_eq!(replies[4], "=");
+    assert_eq!(replies[5], "= flipzero");
+}
+
+#[test]
+fn gtp_refuses_lines_that_are_not_text_or_too_long_and_goes_on() {
+    let mut input = b"name\n\xff\xfe play b d3\n".to_vec();
+    input.extend(std::iter::repeat_n(b'a', 200_000));
+    input.extend(b"\nplay b d3\nname\n");
+    let replies = gtp_replies("othello", &input);
+    assert_eq!(replies[0], "= flipzero");
+    assert_eq!(replies[1], "? syntax error: the line is not UTF-8 text");
+    assert_eq!(
+        replies[2],
+        "? syntax error: the line is longer than 65536 bytes"
+    );
+    assert_eq!(replies[3], "=", "the line after the long one is read whole");
+    assert_eq!(replies[4], "= flipzero");
+    assert_eq!(replies.len(), 5);
+}
+
+#[test]
+fn gtp_boardsize_refuses_a_side_the_variant_cannot_have_in_its_own_answer() {
+    // Biversi's two start patterns need a side of 6 or more.
+    let replies = gtp_replies("biversi", b"boardsize 4\nname\nboardsize 8\nname\n");
+    assert!(
+        replies[0].starts_with("? unacceptable size: "),
+        "{}",
+        replies[0]
+    );
+    assert_eq!(replies[1], "= flipzero", "no unsolicited line in between");
+    assert_eq!(replies[2], "=");
+    assert_eq!(replies[3], "= flipzero");
+    assert_eq!(replies.len(), 4);
+}
+
+#[test]
+fn nboard_refuses_bad_lines_as_status_errors_and_bounds_the_guis_depth() {
+    let output = session(
+        Protocol::Nboard,
+        "othello",
+        b"nboard 2\n\xc3\x28\nping 1\nset depth 60\nping 2\n",
+    );
+    let lines: Vec<&str> = output.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "set myname flipzero",
+            "status error: syntax error: the line is not UTF-8 text",
+            "pong 1",
+            "pong 2"
+        ]
+    );
+    // A depth from the GUI is searched under a time limit.
+    let rules = Preset::Othello.rules(None).unwrap();
+    let factory = engine_source(1).agent_for(&rules, Some(60)).unwrap();
+    match factory.spec() {
+        AgentSpec::Engine(config) => {
+            assert_eq!(
+                (config.depth, config.time),
+                (60, Some(GUI_DEPTH_TIME_LIMIT))
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}
