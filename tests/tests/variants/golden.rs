@@ -259,6 +259,19 @@ fn reversi_ii_places_the_opponents_colour_every_other_move() {
     assert_eq!(after.supply(Color::Black), [14, 14]);
 }
 
+/// The slow reference board at a preset's start (Black to move, Othello moves).
+fn reference_start(preset: Preset) -> flipzero_tests::reference::ReferenceBoard {
+    let game = Game::<u64>::start(&rules(preset));
+    let position = Position::new(
+        game.geometry(),
+        game.discs(Color::Black),
+        game.discs(Color::White),
+        Color::Black,
+    )
+    .unwrap();
+    flipzero_tests::reference::ReferenceBoard::from_position(&position)
+}
+
 #[test]
 fn classic_reversi_after_the_centre_moves_like_the_reference() {
     // Of the 24 centre orders, 8 leave Black's discs on a diagonal (a cross start, or its
@@ -267,20 +280,9 @@ fn classic_reversi_after_the_centre_moves_like_the_reference() {
     // counted by the slow reference from the Othello and parallel starts.
     let classic = rules(Preset::ClassicReversi);
     let start = Game::<u64>::start(&classic);
-    let reference_from = |preset| {
-        let game = Game::<u64>::start(&rules(preset));
-        let position = Position::new(
-            game.geometry(),
-            game.discs(Color::Black),
-            game.discs(Color::White),
-            Color::Black,
-        )
-        .unwrap();
-        flipzero_tests::reference::ReferenceBoard::from_position(&position)
-    };
     let (cross, parallel) = (
-        reference_from(Preset::Othello),
-        reference_from(Preset::Parallel),
+        reference_start(Preset::Othello),
+        reference_start(Preset::Parallel),
     );
     for extra in 1..=4 {
         assert_eq!(
@@ -303,14 +305,7 @@ fn the_othello_presets_move_like_the_reference() {
     ] {
         let rules = rules(preset);
         let start = Game::<u64>::start(&rules);
-        let position = Position::new(
-            start.geometry(),
-            start.discs(Color::Black),
-            start.discs(Color::White),
-            Color::Black,
-        )
-        .unwrap();
-        let reference = flipzero_tests::reference::ReferenceBoard::from_position(&position);
+        let reference = reference_start(preset);
         for depth in 1..=4 {
             assert_eq!(
                 flipzero_core::game::perft(&rules, &start, depth),
