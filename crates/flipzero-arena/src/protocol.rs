@@ -169,7 +169,7 @@ fn serve_with<W: Bitboard>(
             Line::End => return Ok(Next::Quit),
             Line::Text(text) => text,
             Line::Refused(reason) => {
-                write_reply(output, vec![error_line(protocol, None, reason)])?;
+                write_reply(output, vec![error_line(protocol, None, &reason)])?;
                 continue;
             }
         };
@@ -201,9 +201,10 @@ const MAX_CLOCK_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
 enum Line<'a> {
     /// The input ended.
     End,
+    /// A line of text (with its line end).
     Text(&'a str),
     /// A line that is no command, with the reason (it was consumed whole).
-    Refused(&'static str),
+    Refused(String),
 }
 
 /// Reads one line into `buffer`, at most [`MAX_LINE_BYTES`] of it kept: a longer line is
@@ -228,13 +229,15 @@ fn read_line<'a>(input: &mut dyn BufRead, buffer: &'a mut Vec<u8>) -> std::io::R
                 break;
             }
         }
-        return Ok(Line::Refused(
-            "syntax error: the line is longer than 65536 bytes",
-        ));
+        return Ok(Line::Refused(format!(
+            "syntax error: the line is longer than {MAX_LINE_BYTES} bytes"
+        )));
     }
     match std::str::from_utf8(buffer) {
         Ok(text) => Ok(Line::Text(text)),
-        Err(_) => Ok(Line::Refused("syntax error: the line is not UTF-8 text")),
+        Err(_) => Ok(Line::Refused(
+            "syntax error: the line is not UTF-8 text".to_owned(),
+        )),
     }
 }
 

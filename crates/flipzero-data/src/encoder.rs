@@ -162,15 +162,15 @@ impl Encoder {
             _ => game.supply(color).map(|left| f32::from(left) / squares),
         };
         // Free colour choice leaves the colour to the decision: both planes stay 0 there.
+        let alternating = matches!(
+            self.rules.spec().supply,
+            SupplySpec::ColourDiscs {
+                choice: ColourChoice::Alternating,
+                ..
+            }
+        );
         let places_other = |color: Color| {
             let placed = game.colour_placed_by(&self.rules, color, 0);
-            let alternating = matches!(
-                self.rules.spec().supply,
-                SupplySpec::ColourDiscs {
-                    choice: ColourChoice::Alternating,
-                    ..
-                }
-            );
             f32::from(u8::from(alternating && placed == Some(color.opponent())))
         };
         let (own_supply, opponent_supply) = (supply(me), supply(me.opponent()));

@@ -73,9 +73,9 @@ const MAX_SHARD_BYTES: usize = 256 << 20;
 
 /// A shard body decoded, with the bytes it took. bincode checks every string length the body
 /// claims against a fixed limit before allocating for it (and serde preallocates sequences
-/// cautiously); the limit is chosen from the body's own
-/// size (the decoded samples take at most a few times their encoded bytes), so that a damaged
-/// length allocates little more than the file, never a gigabyte.
+/// cautiously); the limit is chosen from the body's own size (the decoded samples take at
+/// most a few times their encoded bytes), so that a damaged length allocates little more
+/// than the file, never a gigabyte.
 fn decode_body(
     body: &[u8],
 ) -> Result<((ShardHeader, Vec<Sample>), usize), bincode::error::DecodeError> {

@@ -82,17 +82,16 @@ impl RunDir {
     }
 
     /// Moves a shard that cannot be read into [`RunDir::quarantine`] (kept for a look, never
-    /// read again) and says where it went.
+    /// read again) and gives its file name.
     ///
     /// # Errors
     /// When the folder cannot be made or the file cannot be moved.
-    pub fn quarantine_shard(&self, shard: &Path) -> Result<PathBuf, FileError> {
+    pub fn quarantine_shard(&self, shard: &Path) -> Result<String, FileError> {
         let folder = self.quarantine();
         std::fs::create_dir_all(&folder).map_err(|e| FileError::io(&folder, e))?;
         let name = shard.file_name().unwrap_or_default();
-        let moved = folder.join(name);
-        std::fs::rename(shard, &moved).map_err(|e| FileError::io(shard, e))?;
-        Ok(moved)
+        std::fs::rename(shard, folder.join(name)).map_err(|e| FileError::io(shard, e))?;
+        Ok(name.to_string_lossy().into_owned())
     }
 
     /// The folder of checkpoints.

@@ -424,15 +424,15 @@ impl Run {
             shards_present: self.dir.shard_names()?.len(),
         };
         let replay = replay_window(&self.dir.shards(), train.window_samples, &header)?;
-        window_read.shards_present -= replay.unreadable.len();
+        // A damaged shard may have been written after the count.
+        window_read.shards_present = window_read
+            .shards_present
+            .saturating_sub(replay.unreadable.len());
         for (shard, reason) in &replay.unreadable {
             // Moved aside so that it stops costing every later stage a read, and recorded.
-            self.dir.quarantine_shard(shard)?;
+            let shard = self.dir.quarantine_shard(shard)?;
             self.dir.append(&Record::Quarantine {
-                shard: shard
-                    .file_name()
-                    .map(|name| name.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
+                shard,
                 reason: reason.clone(),
                 elapsed_seconds: self.elapsed_seconds(),
             })?;

@@ -713,7 +713,7 @@ impl<W: Bitboard> Game<W> {
             return [W::EMPTY; 2];
         }
         let centre = self.centre() & self.empty();
-        if self.turns < 3 || ply4 == Ply4::Centre {
+        if self.turns < 3 {
             return [centre, W::EMPTY];
         }
         let flanking = self.placements(rules)[0] & !self.centre();
