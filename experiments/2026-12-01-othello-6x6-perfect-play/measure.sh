@@ -4,7 +4,8 @@
 # (100 games), the network searching 64 simulations a decision; then the raw policy's and the
 # search's accuracy on 200 positions with 12 to 24 empties.
 #
-# Usage: measure.sh RUN_DIR OUT_DIR   (FLIPZERO=path/to/flipzero, default target/release/flipzero)
+# Usage: measure.sh RUN_DIR OUT_DIR   (FLIPZERO=path/to/flipzero, default target/release/flipzero;
+# ACCURACY_OPTIONS: more options of `flipzero accuracy`, such as `--score-utility 0.5`)
 set -euo pipefail
 run="$1"
 out="$2"
@@ -19,4 +20,4 @@ common=(--run-dir "$run" --openings 50 --opening-plies 8-10 --exact-within 10 --
     --opponent perfect | tee "$out/solver-leaves.txt"
 newest=$(ls "$run/checkpoints" | grep "\.ckpt$" | sort | tail -n 1)
 "$flipzero" accuracy --checkpoint "$run/checkpoints/$newest" --sample 200 --empties 12-24 \
-    --simulations 64 | tee "$out/accuracy.txt"
+    --simulations 64 ${ACCURACY_OPTIONS:-} | tee "$out/accuracy.txt"

@@ -162,7 +162,9 @@ where
                 .max_by(|a, b| a.1.total_cmp(b.1))
                 .map(|(index, _)| index)
                 .expect("a legal decision")];
-            let searched = searcher.build::<W>(0).choose(game);
+            // Positions are live (the cache scored their decisions), so the agents built
+            // here (the network's search) always have a decision.
+            let searched = searcher.build::<W>(0).choose(game).ok()?;
             Some((game.empty().count(), lost(raw), lost(searched)))
         })
         .flatten()

@@ -15,12 +15,32 @@ use rand_chacha::ChaCha8Rng;
 
 /// A player in a match.
 pub trait Agent<W: Bitboard> {
-    /// A decision for the side to move of `game`, which is not over.
-    fn choose(&mut self, game: &Game<W>) -> Decision;
+    /// A decision for the side to move of `game`, which is not over, or why the agent has
+    /// none (an external engine that exited, hung or answered nonsense): matches end only
+    /// that game, as a forfeit.
+    ///
+    /// # Errors
+    /// The agent's failure, in words.
+    fn choose(&mut self, game: &Game<W>) -> Result<Decision, String>;
 
     /// Under a clock: the time the next decision should take at most. Agents that do not
     /// search ignore it.
     fn set_move_time(&mut self, _time: Duration) {}
+}
+
+/// An agent that could not be made (an engine that did not start): it fails at its first
+/// decision, with the reason.
+struct FailedAgent(String);
+
+impl<W: Bitboard> Agent<W> for FailedAgent {
+    fn choose(&mut self, _game: &Game<W>) -> Result<Decision, String> {
+        Err(self.0.clone())
+    }
+}
+
+/// The error of an agent asked to move in a finished game.
+fn game_over() -> String {
+    "the game is over: no decision to choose".to_owned()
 }
 
 /// Uniformly random legal decisions.
@@ -40,11 +60,11 @@ impl RandomAgent {
 }
 
 impl<W: Bitboard> Agent<W> for RandomAgent {
-    fn choose(&mut self, game: &Game<W>) -> Decision {
-        *game
-            .legal_decisions(&self.rules)
+    fn choose(&mut self, game: &Game<W>) -> Result<Decision, String> {
+        game.legal_decisions(&self.rules)
             .choose(&mut self.rng)
-            .expect("a game that is not over has a legal decision")
+            .copied()
+            .ok_or_else(game_over)
     }
 }
 
@@ -66,11 +86,9 @@ impl<W: Bitboard> EngineAgent<W> {
 }
 
 impl<W: Bitboard> Agent<W> for EngineAgent<W> {
-    fn choose(&mut self, game: &Game<W>) -> Decision {
-        self.engine
-            .choose(game)
-            .expect("a game that is not over has a decision")
-            .decision
+    fn choose(&mut self, game: &Game<W>) -> Result<Decision, String> {
+        let choice = self.engine.choose(game).ok_or_else(game_over)?;
+        Ok(choice.decision)
     }
 
     fn set_move_time(&mut self, time: Duration) {
@@ -106,14 +124,12 @@ impl<W: Bitboard> PerfectAgent<W> {
 }
 
 impl<W: Bitboard> Agent<W> for PerfectAgent<W> {
-    fn choose(&mut self, game: &Game<W>) -> Decision {
+    fn choose(&mut self, game: &Game<W>) -> Result<Decision, String> {
         match self.exact.solve(game, Proof::OneBest) {
-            Some(value) => value.best[0],
+            Some(value) => Ok(value.best[0]),
             None => {
-                self.search_to_the_end
-                    .choose(game)
-                    .expect("a game that is not over has a decision")
-                    .decision
+                let choice = self.search_to_the_end.choose(game).ok_or_else(game_over)?;
+                Ok(choice.decision)
             }
         }
     }
@@ -186,7 +202,10 @@ impl<W: Bitboard, E: Evaluator<W>> MctsAgent<W, E> {
 }
 
 impl<W: Bitboard, E: Evaluator<W>> Agent<W> for MctsAgent<W, E> {
-    fn choose(&mut self, game: &Game<W>) -> Decision {
+    fn choose(&mut self, game: &Game<W>) -> Result<Decision, String> {
+        if game.is_over() {
+            return Err(game_over());
+        }
         let mut tree = self.tree_at(game);
         let limit = match (self.time, self.move_time) {
             (Some(own), Some(clock)) => Some(own.min(clock)),
@@ -227,7 +246,7 @@ impl<W: Bitboard, E: Evaluator<W>> Agent<W> for MctsAgent<W, E> {
         };
         tree.advance(decision);
         self.tree = Some(tree);
-        decision
+        Ok(decision)
     }
 
     fn set_move_time(&mut self, time: Duration) {
@@ -253,7 +272,7 @@ impl GreedyAgent {
 }
 
 impl<W: Bitboard> Agent<W> for GreedyAgent {
-    fn choose(&mut self, game: &Game<W>) -> Decision {
+    fn choose(&mut self, game: &Game<W>) -> Result<Decision, String> {
         let mover = game.side_to_move();
         let fewest = self.rules.spec().objective == Objective::FewestDiscs;
         let scored: Vec<(Decision, i64)> = game
@@ -266,17 +285,13 @@ impl<W: Bitboard> Agent<W> for GreedyAgent {
                 (decision, if fewest { other - own } else { own - other })
             })
             .collect();
-        let best = scored
-            .iter()
-            .map(|&(_, s)| s)
-            .max()
-            .expect("a legal decision");
+        let best = scored.iter().map(|&(_, s)| s).max().ok_or_else(game_over)?;
         let ties: Vec<Decision> = scored
             .into_iter()
             .filter(|&(_, s)| s == best)
             .map(|(d, _)| d)
             .collect();
-        *ties.choose(&mut self.rng).expect("a best decision")
+        ties.choose(&mut self.rng).copied().ok_or_else(game_over)
     }
 }
 
@@ -327,6 +342,8 @@ pub struct MctsSpec {
     pub search: SearchKind,
     /// Gumbel search: root decisions considered.
     pub considered_actions: u32,
+    /// Weight of the predicted margin beside the result (`MctsConfig::score_utility`).
+    pub score_utility: f32,
 }
 
 impl Default for MctsSpec {
@@ -339,6 +356,7 @@ impl Default for MctsSpec {
             c_puct: MctsConfig::default().c_puct,
             search: SearchKind::Puct,
             considered_actions: MctsConfig::default().considered_actions,
+            score_utility: 0.0,
         }
     }
 }
@@ -355,6 +373,7 @@ impl MctsSpec {
             search: self.search,
             considered_actions: self.considered_actions,
             gumbel_scale: 0.0,
+            score_utility: self.score_utility,
             ..MctsConfig::default()
         }
     }
@@ -370,7 +389,7 @@ pub struct AgentSpecError {
 
 const AGENT_FORMS: &str = "use `random`, `greedy`, `perfect`, `engine`, `engine:depth=4` (options depth, \
     nodes, time, solve, end, random, seed), `mcts:checkpoint=FILE,simulations=N` (options \
-    checkpoint, simulations, time, solve, cpuct, search=puct|gumbel, considered), `gtp:<engine command line>` or \
+    checkpoint, simulations, time, solve, cpuct, search=puct|gumbel, considered, score), `gtp:<engine command line>` or \
     `nboard:<engine command line>`";
 
 fn parse_mcts(options: &str) -> Result<MctsSpec, String> {
@@ -417,6 +436,13 @@ fn parse_mcts(options: &str) -> Result<MctsSpec, String> {
                     .ok()
                     .filter(|n| (1..=4096).contains(n))
                     .ok_or_else(|| bad("use 1 to 4096 considered decisions"))?;
+            }
+            "score" => {
+                spec.score_utility = value
+                    .parse()
+                    .ok()
+                    .filter(|w: &f32| w.is_finite() && (0.0..=10.0).contains(w))
+                    .ok_or_else(|| bad("use a score utility of 0 to 10"))?;
             }
             _ => return Err(bad("unknown option")),
         }
@@ -581,14 +607,20 @@ impl AgentFactory {
                     ..config.clone()
                 },
             )),
-            AgentSpec::Gtp(command) => Box::new(
-                crate::external::GtpAgent::<W>::start(rules, command)
-                    .unwrap_or_else(|e| panic!("starting `{command}`: {e}")),
-            ),
-            AgentSpec::NBoard(command) => Box::new(
-                crate::external::NBoardAgent::<W>::start(rules, command)
-                    .unwrap_or_else(|e| panic!("starting `{command}`: {e}")),
-            ),
+            // The factory started each engine once already; one that fails to start for a
+            // game forfeits that game only.
+            AgentSpec::Gtp(command) => {
+                match crate::external::GtpAgent::<W>::start(rules, command) {
+                    Ok(agent) => Box::new(agent),
+                    Err(error) => Box::new(FailedAgent(format!("starting `{command}`: {error}"))),
+                }
+            }
+            AgentSpec::NBoard(command) => {
+                match crate::external::NBoardAgent::<W>::start(rules, command) {
+                    Ok(agent) => Box::new(agent),
+                    Err(error) => Box::new(FailedAgent(format!("starting `{command}`: {error}"))),
+                }
+            }
             AgentSpec::Mcts(spec) => {
                 let config = spec.mcts_config(seed);
                 match &self.network {

@@ -116,7 +116,8 @@ pub struct SavedGame {
     pub result: String,
     /// Black minus White at the end, as the rules count it.
     pub score: i32,
-    /// `finished`, or `time` when a player lost on time.
+    /// `finished`, `time` when a player lost on time, or `forfeit: <reason>` when a player
+    /// failed (an external engine that exited, hung or answered an illegal move).
     pub ending: String,
 }
 
@@ -336,6 +337,10 @@ impl SavedGame {
             ending: match game.ending {
                 Ending::Finished => "finished".to_owned(),
                 Ending::Time(_) => "time".to_owned(),
+                Ending::Forfeit(_) => format!(
+                    "forfeit: {}",
+                    game.failure.as_deref().unwrap_or("the agent failed")
+                ),
             },
         }
     }

@@ -14,9 +14,20 @@ use crate::agent::Agent;
 
 /// How long an engine may take to answer a command that is not a search.
 const COMMAND_PATIENCE: Duration = Duration::from_secs(10);
-/// How long it may take to choose a move (the match clock, when there is one, is enforced
-/// by the match itself).
+/// How long it may take to choose a move without a clock. Under a clock it may take its time
+/// left and `CLOCK_GRACE` more: the match then records the loss on time.
 const MOVE_PATIENCE: Duration = Duration::from_secs(600);
+const CLOCK_GRACE: Duration = Duration::from_secs(5);
+/// The most positions the search for the moves to an opening visits (about 2 s): lines of
+/// 20 plies on 8x8 take some 10,000, of 22 some 200,000; deeper ones may not be found.
+const PATH_NODES: usize = 2_000_000;
+
+/// How long to wait for a move when the engine has `time_left` for the rest of the game.
+fn move_patience(time_left: Option<Duration>) -> Duration {
+    time_left.map_or(MOVE_PATIENCE, |left| {
+        (left + CLOCK_GRACE).min(MOVE_PATIENCE)
+    })
+}
 
 /// A running engine process: its input and its output lines, read by a thread of their own
 /// so that a silent engine is noticed instead of waited on forever.
@@ -124,6 +135,81 @@ pub struct GtpAgent<W: Bitboard> {
     move_time: Option<Duration>,
 }
 
+/// The decisions that lead from `from` to `to` under `rules`, if a line within `PATH_NODES`
+/// positions does: a depth-first search that places discs only on the squares `to` has
+/// filled, since a disc once placed stays (GTP engines play Othello's moves), visits each
+/// position once, and tries first the decisions that leave the most squares of the target's
+/// colours, so that deep openings and positions from files are found quickly.
+fn path_between<W: Bitboard>(rules: &Rules, from: &Game<W>, to: &Game<W>) -> Option<Vec<Decision>> {
+    fn search<W: Bitboard>(
+        rules: &Rules,
+        game: &Game<W>,
+        to: &Game<W>,
+        line: &mut Vec<Decision>,
+        visited: &mut std::collections::HashSet<u64>,
+    ) -> bool {
+        if game.hash() == to.hash() {
+            return true;
+        }
+        // Fewer empty squares than the target: it lies behind.
+        if visited.len() >= PATH_NODES
+            || game.is_over()
+            || game.empty().count() < to.empty().count()
+            || !flips_can_follow(rules, game, to)
+            || !visited.insert(game.hash())
+        {
+            return false;
+        }
+        let mut children: Vec<(u32, Decision, Game<W>)> = game
+            .legal_decisions(rules)
+            .into_iter()
+            .filter(|&decision| match decision {
+                Decision::Square { square, .. } => !to.empty().contains(square.index()),
+                // Two passes in a row end the game: the target is not behind them.
+                _ => !(decision == Decision::Pass && line.last() == Some(&Decision::Pass)),
+            })
+            .map(|decision| {
+                let child = game.play_unchecked(rules, decision);
+                (agreement(&child, to), decision, child)
+            })
+            .collect();
+        children.sort_by_key(|&(agreeing, _, _)| std::cmp::Reverse(agreeing));
+        for (_, decision, child) in children {
+            line.push(decision);
+            if search(rules, &child, to, line, visited) {
+                return true;
+            }
+            line.pop();
+        }
+        false
+    }
+    /// Whether every disc of the wrong colour for the target shares a row, column or
+    /// diagonal with a square still to be filled: only a disc placed on such a line can flip
+    /// it.
+    fn flips_can_follow<W: Bitboard>(rules: &Rules, game: &Game<W>, to: &Game<W>) -> bool {
+        let cols = i64::from(rules.cols());
+        let place = |index: u32| (i64::from(index) / cols, i64::from(index) % cols);
+        let wrong = (game.discs(Color::Black) & to.discs(Color::White))
+            | (game.discs(Color::White) & to.discs(Color::Black));
+        let still_to_fill: Vec<(i64, i64)> =
+            (game.empty() & !to.empty()).indices().map(place).collect();
+        wrong.indices().map(place).all(|(row, col)| {
+            still_to_fill
+                .iter()
+                .any(|&(r, c)| r == row || c == col || r - c == row - col || r + c == row + col)
+        })
+    }
+    /// Squares with the target's colour.
+    fn agreement<W: Bitboard>(game: &Game<W>, to: &Game<W>) -> u32 {
+        let black = game.discs(Color::Black) & to.discs(Color::Black);
+        let white = game.discs(Color::White) & to.discs(Color::White);
+        black.count() + white.count()
+    }
+    let mut line = Vec::new();
+    let mut visited = std::collections::HashSet::new();
+    search(rules, from, to, &mut line, &mut visited).then_some(line)
+}
+
 impl<W: Bitboard> GtpAgent<W> {
     /// Starts `command` (split at whitespace: program and arguments).
     ///
@@ -152,11 +238,11 @@ impl<W: Bitboard> GtpAgent<W> {
 
     /// Sends a command and returns the answer's text, or the engine's error.
     fn ask(&mut self, command: &str) -> Result<String, String> {
-        let patience = if command.starts_with("genmove") {
-            MOVE_PATIENCE
-        } else {
-            COMMAND_PATIENCE
-        };
+        self.ask_within(command, COMMAND_PATIENCE)
+    }
+
+    /// `ask`, waiting at most `patience` for each line of the answer.
+    fn ask_within(&mut self, command: &str, patience: Duration) -> Result<String, String> {
         self.process.send(command)?;
         let mut answer = String::new();
         loop {
@@ -177,35 +263,6 @@ impl<W: Bitboard> GtpAgent<W> {
         }
     }
 
-    /// The decisions that lead from `from` to `to`, found by a breadth-first search over
-    /// legal decisions (the opponent's moves and passes since our last move, or the plies
-    /// of an opening).
-    fn path(&self, from: &Game<W>, to: &Game<W>) -> Option<Vec<Decision>> {
-        let target = to.hash();
-        let mut frontier = vec![(from.clone(), Vec::new())];
-        for _ in 0..=12 {
-            let mut next = Vec::new();
-            for (game, path) in frontier {
-                if game.hash() == target {
-                    return Some(path);
-                }
-                if game.is_over() {
-                    continue;
-                }
-                for decision in game.legal_decisions(&self.rules) {
-                    let mut longer = path.clone();
-                    longer.push(decision);
-                    next.push((game.play_unchecked(&self.rules, decision), longer));
-                }
-            }
-            if next.len() > 200_000 {
-                return None;
-            }
-            frontier = next;
-        }
-        None
-    }
-
     fn color_name(color: Color) -> &'static str {
         match color {
             Color::Black => "b",
@@ -222,9 +279,10 @@ impl<W: Bitboard> GtpAgent<W> {
                 Game::<W>::start(&self.rules)
             }
         };
-        let path = self
-            .path(&known, game)
-            .ok_or("the position is not reachable from the engine's")?;
+        let path = path_between(&self.rules, &known, game).ok_or(
+            "no line of moves found from the engine's position to this one (GTP engines are \
+             told positions as moves: give shorter openings, or use an NBoard engine)",
+        )?;
         let mut position = known;
         for decision in path {
             let name = notation::decision_name(&self.rules, position.geometry(), decision);
@@ -239,13 +297,13 @@ impl<W: Bitboard> GtpAgent<W> {
     fn generate(&mut self, game: &Game<W>) -> Result<Decision, String> {
         self.synchronise(game)?;
         let color = Self::color_name(game.side_to_move());
-        if let Some(time) = self.move_time {
-            // The engine spreads its remaining time: give it one move's share times the moves.
-            let moves_left = (game.empty().count() / 2).max(1);
-            let seconds = (time * moves_left).as_secs_f64();
-            self.ask(&format!("time_left {color} {seconds:.0} 0"))?;
+        // The engine spreads its remaining time: give it one move's share times the moves.
+        let moves_left = (game.empty().count() / 2).max(1);
+        let time_left = self.move_time.map(|time| time * moves_left);
+        if let Some(left) = time_left {
+            self.ask(&format!("time_left {color} {:.0} 0", left.as_secs_f64()))?;
         }
-        let answer = self.ask(&format!("genmove {color}"))?;
+        let answer = self.ask_within(&format!("genmove {color}"), move_patience(time_left))?;
         let (decision, played) = decision_from_answer(&self.rules, game, &answer)?;
         self.known = Some(played);
         Ok(decision)
@@ -253,12 +311,8 @@ impl<W: Bitboard> GtpAgent<W> {
 }
 
 impl<W: Bitboard> Agent<W> for GtpAgent<W> {
-    /// # Panics
-    /// When the engine fails (a broken process is a defect of the match set-up, reported
-    /// with the engine's own words).
-    fn choose(&mut self, game: &Game<W>) -> Decision {
+    fn choose(&mut self, game: &Game<W>) -> Result<Decision, String> {
         self.generate(game)
-            .unwrap_or_else(|reason| panic!("external engine: {reason}"))
     }
 
     fn set_move_time(&mut self, time: Duration) {
@@ -295,6 +349,8 @@ pub struct NBoardAgent<W: Bitboard> {
     process: EngineProcess,
     /// Numbers the `ping`s that mark where the engine's answers to a request end.
     pings: u64,
+    /// The time for the next move, under a clock.
+    move_time: Option<Duration>,
     _width: std::marker::PhantomData<W>,
 }
 
@@ -308,6 +364,7 @@ impl<W: Bitboard> NBoardAgent<W> {
             rules: rules.clone(),
             process: EngineProcess::start(command).map_err(|e| e.to_string())?,
             pings: 0,
+            move_time: None,
             _width: std::marker::PhantomData,
         };
         agent.process.send("nboard 2")?;
@@ -382,8 +439,10 @@ impl<W: Bitboard> NBoardAgent<W> {
         }
         self.set_position(game)?;
         self.process.send("go")?;
+        let moves_left = (game.empty().count() / 2).max(1);
+        let patience = move_patience(self.move_time.map(|time| time * moves_left));
         loop {
-            let line = self.process.line("go", MOVE_PATIENCE)?;
+            let line = self.process.line("go", patience)?;
             if let Some(answer) = line.trim().strip_prefix("===") {
                 // `=== F5`, `=== F5/1.5/0.2` (move, evaluation, seconds).
                 let name = answer.trim().split('/').next().unwrap_or_default();
@@ -397,10 +456,58 @@ impl<W: Bitboard> NBoardAgent<W> {
 }
 
 impl<W: Bitboard> Agent<W> for NBoardAgent<W> {
-    /// # Panics
-    /// When the engine fails (see [`GtpAgent`]).
-    fn choose(&mut self, game: &Game<W>) -> Decision {
+    fn choose(&mut self, game: &Game<W>) -> Result<Decision, String> {
         self.generate(game)
-            .unwrap_or_else(|reason| panic!("external engine: {reason}"))
+    }
+
+    fn set_move_time(&mut self, time: Duration) {
+        self.move_time = Some(time);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn deep_openings_are_reached_by_moves_from_the_start() {
+        let rules = Preset::Othello.rules(Some(8)).unwrap();
+        let start = Game::<u64>::start(&rules);
+        for seed in 0..20 {
+            // Random lines of 10 to 20 plies (the old breadth-first search gave up past 12;
+            // this one visits some 200,000 positions for a line of 22 plies, and gives up
+            // at PATH_NODES).
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            let mut target = start.clone();
+            let plies = rng.random_range(10..=20);
+            for _ in 0..plies {
+                let legal = target.legal_decisions(&rules);
+                let next = target.play_unchecked(&rules, legal[rng.random_range(0..legal.len())]);
+                if next.is_over() {
+                    break;
+                }
+                target = next;
+            }
+            let line = path_between(&rules, &start, &target).unwrap_or_else(|| {
+                panic!(
+                    "seed {seed}: no line of {plies} plies to {}",
+                    target.to_text(&rules)
+                )
+            });
+            let mut replayed = start.clone();
+            for decision in line {
+                replayed = replayed.play(&rules, decision).unwrap();
+            }
+            assert_eq!(
+                replayed.to_text(&rules),
+                target.to_text(&rules),
+                "seed {seed}"
+            );
+        }
+        // A position no line reaches: the start and one more disc, in a corner.
+        let lonely = format!("X{}OX------XO{} O", "-".repeat(26), "-".repeat(27));
+        let lonely = Game::<u64>::from_text(&rules, &lonely).unwrap();
+        assert_eq!(path_between(&rules, &start, &lonely), None);
     }
 }

@@ -14,6 +14,9 @@ pub enum Ending {
     Finished,
     /// The player of this seat (the colour it started as) ran out of time and lost.
     Time(Color),
+    /// The player of this seat failed (an external engine that exited, hung or answered an
+    /// illegal move) and lost; `GameResult::failure` says why.
+    Forfeit(Color),
 }
 
 /// How one game ended, seen from the first agent.
@@ -32,8 +35,10 @@ pub struct GameResult {
     pub black_score: i32,
     /// Black's and White's discs on the board at the end.
     pub discs: [u32; 2],
-    /// Played out, or lost on time.
+    /// Played out, lost on time, or forfeited.
     pub ending: Ending,
+    /// Why the forfeiting player failed.
+    pub failure: Option<String>,
 }
 
 /// The seat (colour at the start) of the player to move: bidding for komi can swap seats.
@@ -48,10 +53,9 @@ pub fn seat_to_move<W: Bitboard>(game: &Game<W>) -> Color {
 /// Plays `opening` to the end, `agents[0]` in the seat that starts as `first_agent_color`.
 /// With a `clock`, each agent has that much time for all its decisions of the game, is
 /// asked to spend about its remaining time over its remaining moves, and loses when it runs
-/// out (the winner's margin is then recorded as +1, docs/RULES.md section 5.3).
-///
-/// # Panics
-/// When an agent returns an illegal decision (a defect of the agent).
+/// out (the winner's margin is then recorded as +1, docs/RULES.md section 5.3). An agent
+/// that fails or returns an illegal decision forfeits the game the same way, with the reason
+/// recorded; only this game ends.
 pub fn play_game<W: Bitboard>(
     rules: &Rules,
     opening: &Game<W>,
@@ -78,19 +82,29 @@ pub fn play_game<W: Bitboard>(
             agent.set_move_time(remaining / moves_left);
         }
         let started = Instant::now();
-        let decision = agent.choose(&game);
+        let chosen = agent.choose(&game);
         if let Some(remaining) = left[slot] {
             match remaining.checked_sub(started.elapsed()) {
                 Some(rest) => left[slot] = Some(rest),
                 None => {
-                    return lost_on_time(seat, first_agent_color, decisions, disc_counts(&game));
+                    return lost(seat, first_agent_color, decisions, &game, None);
                 }
             }
         }
-        game = game
-            .play(rules, decision)
-            .expect("agents play legal decisions");
-        decisions.push(decision);
+        let played = chosen.and_then(|decision| {
+            game.play(rules, decision)
+                .map(|next| (decision, next))
+                .map_err(|error| format!("an illegal decision: {error}"))
+        });
+        match played {
+            Ok((decision, next)) => {
+                game = next;
+                decisions.push(decision);
+            }
+            Err(reason) => {
+                return lost(seat, first_agent_color, decisions, &game, Some(reason));
+            }
+        }
     }
     // The seat of each colour at the end.
     let first_color_at_end = if game.seats_swapped() {
@@ -122,6 +136,7 @@ pub fn play_game<W: Bitboard>(
         black_score,
         discs: disc_counts(&game),
         ending: Ending::Finished,
+        failure: None,
     }
 }
 
@@ -132,13 +147,20 @@ fn disc_counts<W: Bitboard>(game: &Game<W>) -> [u32; 2] {
     ]
 }
 
-/// The result of a game that the player of `seat` lost on time.
-fn lost_on_time(
+/// The result of a game that the player of `seat` lost at `game`: on time, or by forfeit
+/// when it failed for the reason `failure`. The winner's margin is +1 either way
+/// (docs/RULES.md section 5.3).
+fn lost<W: Bitboard>(
     seat: Color,
     first_agent_color: Color,
     decisions: Vec<Decision>,
-    discs: [u32; 2],
+    game: &Game<W>,
+    failure: Option<String>,
 ) -> GameResult {
+    let ending = match failure {
+        Some(_) => Ending::Forfeit(seat),
+        None => Ending::Time(seat),
+    };
     let first_lost = seat == first_agent_color;
     GameResult {
         first_agent_color,
@@ -146,8 +168,9 @@ fn lost_on_time(
         margin: if first_lost { -1 } else { 1 },
         decisions,
         black_score: 0,
-        discs,
-        ending: Ending::Time(seat),
+        discs: disc_counts(game),
+        ending,
+        failure,
     }
 }
 

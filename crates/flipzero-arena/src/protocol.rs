@@ -299,16 +299,17 @@ impl<W: Bitboard> Session<W> {
         notation::decision_name(&self.rules, game.geometry(), decision)
     }
 
-    /// The agent's decision for the side to move, with the time it took.
-    fn think(&mut self) -> (flipzero_core::Decision, f64) {
+    /// The agent's decision for the side to move, with the time it took, or why it has none
+    /// (an external engine behind this one failed).
+    fn think(&mut self) -> Result<(flipzero_core::Decision, f64), String> {
         let mover = self.game.side_to_move();
         if let Some(left) = self.clock[slot(mover)] {
             let moves_left = (self.game.empty().count() / 2).max(1);
             self.agent.set_move_time(left / moves_left);
         }
         let started = Instant::now();
-        let decision = self.agent.choose(&self.game);
-        (decision, started.elapsed().as_secs_f64())
+        let decision = self.agent.choose(&self.game)?;
+        Ok((decision, started.elapsed().as_secs_f64()))
     }
 
     // ----- GTP -----
@@ -436,7 +437,7 @@ impl<W: Bitboard> Session<W> {
                 if self.game.side_to_move() != color {
                     return Err("it is not that colour's turn".into());
                 }
-                let (decision, _) = self.think();
+                let (decision, _) = self.think()?;
                 let name = self.move_name(&self.game, decision).to_ascii_uppercase();
                 if command == "genmove" {
                     let next = self.game.play_unchecked(&self.rules, decision);
@@ -546,14 +547,18 @@ impl<W: Bitboard> Session<W> {
                 if self.game.is_over() {
                     vec!["status error: the game is over".to_owned()]
                 } else {
-                    let (decision, seconds) = self.think();
-                    let name = self.move_name(&self.game, decision).to_ascii_uppercase();
-                    let name = if name == "PASS" {
-                        "PA".to_owned()
-                    } else {
-                        name
-                    };
-                    vec![format!("=== {name}//{seconds:.2}")]
+                    match self.think() {
+                        Ok((decision, seconds)) => {
+                            let name = self.move_name(&self.game, decision).to_ascii_uppercase();
+                            let name = if name == "PASS" {
+                                "PA".to_owned()
+                            } else {
+                                name
+                            };
+                            vec![format!("=== {name}//{seconds:.2}")]
+                        }
+                        Err(reason) => vec![format!("status error: {reason}")],
+                    }
                 }
             }
             ("hint", [n]) => match n.parse::<usize>() {
@@ -579,7 +584,14 @@ impl<W: Bitboard> Session<W> {
             return vec!["status error: no evaluation for these rules".to_owned()];
         };
         let depth = self.depth.unwrap_or(6).min(12);
-        let mut engine = Engine::<W>::new(&self.rules, weights, SearchConfig::default());
+        // Bounded like a move at a GUI's depth (depth 12 on an open 8x8 board takes long):
+        // the analysis searches each decision in turn, each with its share of the time.
+        let decisions = self.game.legal_decisions(&self.rules).len().max(1) as u32;
+        let config = SearchConfig {
+            time: Some(GUI_DEPTH_TIME_LIMIT / decisions),
+            ..SearchConfig::default()
+        };
+        let mut engine = Engine::<W>::new(&self.rules, weights, config);
         let mut lines = vec!["status thinking".to_owned()];
         for value in engine.analyze(&self.game, depth).into_iter().take(n) {
             let name = self

@@ -228,13 +228,14 @@ fn agent_names_parse_or_say_what_is_wrong() {
         })
     );
     assert_eq!(
-        "mcts:simulations=16,search=gumbel,considered=8"
+        "mcts:simulations=16,search=gumbel,considered=8,score=0.5"
             .parse::<AgentSpec>()
             .unwrap(),
         AgentSpec::Mcts(MctsSpec {
             simulations: 16,
             search: flipzero_mcts::SearchKind::Gumbel,
             considered_actions: 8,
+            score_utility: 0.5,
             ..MctsSpec::default()
         })
     );
@@ -242,6 +243,8 @@ fn agent_names_parse_or_say_what_is_wrong() {
         "randm",
         "engine:depth=x",
         "mcts:sims=3",
+        "mcts:score=-1",
+        "mcts:score=nan",
         "mcts:time=-1",
         "mcts:search=alphabeta",
         "mcts:considered=0",
@@ -258,7 +261,7 @@ fn mcts_agents_search_by_time_and_refuse_a_missing_checkpoint() {
     let timed = factory(&"mcts:time=0.02,solve=0".parse().unwrap(), &rules);
     let game = Game::<u64>::try_start(&rules, 0).unwrap();
     let started = std::time::Instant::now();
-    let decision = timed.build::<u64>(0).choose(&game);
+    let decision = timed.build::<u64>(0).choose(&game).unwrap();
     assert!(game.legal_decisions(&rules).contains(&decision));
     assert!(started.elapsed() >= std::time::Duration::from_millis(20));
     let missing: AgentSpec = "mcts:checkpoint=/no/such/file.ckpt".parse().unwrap();
@@ -273,7 +276,7 @@ fn mcts_agents_search_by_time_and_refuse_a_missing_checkpoint() {
 struct Dawdler(RandomAgent);
 
 impl Agent<u64> for Dawdler {
-    fn choose(&mut self, game: &Game<u64>) -> flipzero_core::Decision {
+    fn choose(&mut self, game: &Game<u64>) -> Result<flipzero_core::Decision, String> {
         std::thread::sleep(std::time::Duration::from_millis(30));
         self.0.choose(game)
     }

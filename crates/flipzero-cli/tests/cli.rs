@@ -1157,4 +1157,31 @@ fn an_external_gtp_engine_plays_in_the_arena() {
         "variant = \"othello\"\nsize = 6\nformat = \"match\"\nagents = [\"gtp:/no/such/engine\", \"random\"]\n[openings]\ncount = 1\n",
     );
     assert!(failing(&["arena", "--config", config.to_str().unwrap()]).contains("/no/such/engine"));
+    // Openings of 14 random plies reach the engine by moves (a breadth-first search from the
+    // start gave up past 12), and every game is played out.
+    let program = assert_cmd::cargo::cargo_bin("flipzero");
+    let config = write_file(
+        folder.path(),
+        "deep.toml",
+        &format!(
+            "variant = \"othello\"\nsize = 6\nformat = \"match\"\nagents = [\"gtp:{} engine --protocol gtp --agent engine:depth=1\", \"random\"]\n[openings]\ncount = 2\nplies = 14\n",
+            program.display()
+        ),
+    );
+    let games = folder.path().join("deep.jsonl");
+    let output = flipzero()
+        .args(["arena", "--config", config.to_str().unwrap()])
+        .args(["--games", games.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_success(&output);
+    let saved = std::fs::read_to_string(&games).unwrap();
+    assert_eq!(saved.lines().count(), 4, "{saved}");
+    for line in saved.lines() {
+        let game: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(game["ending"], "finished", "{line}");
+        let empties = game["opening"].as_str().unwrap().matches('-').count();
+        // 14 plies, a pass among them at most: 13 discs or more beyond the start's four.
+        assert!(empties <= 32 - 13, "{line}");
+    }
 }

@@ -33,6 +33,7 @@ fn trained_checkpoint(rules: &Rules, path: &Path) {
         },
         temperature_decisions: 8,
         solve_targets_empties: 0,
+        solved_value_targets: false,
         full_search_fraction: 1.0,
         fast_simulations: 1,
         opening_plies: 0..=0,

@@ -68,14 +68,35 @@ fn shards_round_trip_and_damage_is_named() {
         error.contains("damaged body") && error.to_lowercase().contains("limit"),
         "{error}"
     );
-    // Every single-byte corruption of the body is refused or reads back as something: never
-    // a panic.
-    for at in (12..bytes.len()).step_by(7) {
+    // Every byte flipped, one at a time: refused with a reason, or read as something that
+    // writes back and reads the same (a flip inside a number's bytes); never a panic.
+    let (mut refusals, mut survivals) = (0, 0);
+    for at in 0..bytes.len() {
         let mut corrupt = bytes.clone();
-        corrupt[at] ^= 0xA5;
+        corrupt[at] ^= 0xFF;
         let damaged = directory.join("corrupt.bin");
         std::fs::write(&damaged, &corrupt).unwrap();
-        let _ = read_shard(&damaged);
+        match read_shard(&damaged) {
+            Err(error) => {
+                assert!(error.to_string().contains("corrupt.bin"), "{error}");
+                refusals += 1;
+            }
+            Ok((header, samples)) => {
+                let again = directory.join("again.bin");
+                write_shard(&again, &header, &samples).unwrap();
+                assert_eq!(read_shard(&again).unwrap(), (header, samples));
+                survivals += 1;
+            }
+        }
+    }
+    assert!(
+        refusals > 0 && survivals > 0,
+        "{refusals} refused, {survivals} read"
+    );
+    // Cut at every length short of the whole: always refused.
+    for length in 0..bytes.len() {
+        let error = refused(&bytes[..length]);
+        assert!(error.contains("damaged.bin"), "length {length}: {error}");
     }
     std::fs::remove_dir_all(&directory).unwrap();
 }

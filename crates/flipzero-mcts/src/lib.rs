@@ -7,11 +7,13 @@
 //! Near the end, positions can take their exact result from the engine's solver
 //! ([`MctsConfig::solve_empties`]).
 //!
-//! Values are expected results in [-1, 1] for the player to move; a multi-step turn keeps the
+//! Values are expected results in [-1, 1] for the player to move (plus, with a score utility,
+//! a weighted share of the final margin); a multi-step turn keeps the
 //! same player to move (see `Game::same_player_to_move`), so values change sign only where
 //! the player changes.
 
-use flipzero_core::{Bitboard, Decision, Game, Outcome, Rules};
+use flipzero_core::rules::Objective;
+use flipzero_core::{Bitboard, Color, Decision, Game, Outcome, Rules};
 use flipzero_engine::{Engine, SearchConfig, WeightsFile};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -24,6 +26,9 @@ pub struct Evaluation {
     pub priors: Vec<f32>,
     /// Expected result for the player to move, in [-1, 1].
     pub value: f32,
+    /// Expected final margin for the player to move as a share of the board's squares, in
+    /// [-1, 1]; 0 from evaluators that predict none.
+    pub score: f32,
 }
 
 /// Evaluates positions in batches: self-play collects leaves from many games and makes one
@@ -50,6 +55,7 @@ impl<W: Bitboard> Evaluator<W> for UniformEvaluator {
             .map(|(_, decisions)| Evaluation {
                 priors: vec![1.0 / decisions.len() as f32; decisions.len()],
                 value: 0.0,
+                score: 0.0,
             })
             .collect()
     }
@@ -80,6 +86,10 @@ pub struct MctsConfig {
     /// Gumbel search: the scale of the root's Gumbel noise (1 in self-play, where it explores;
     /// 0 for an agent that plays its best).
     pub gumbel_scale: f32,
+    /// Weight of the final margin beside the result (KataGo's score utility): a node's value
+    /// is result + `score_utility` * margin / squares, so that among decisions that all win
+    /// (or all lose) the search prefers the larger margin. 0: the result alone.
+    pub score_utility: f32,
 }
 
 /// The tree policy.
@@ -117,6 +127,7 @@ impl Default for MctsConfig {
             search: SearchKind::Puct,
             considered_actions: 16,
             gumbel_scale: 0.0,
+            score_utility: 0.0,
         }
     }
 }
@@ -330,13 +341,30 @@ fn argmax(scores: &[f32]) -> usize {
     best
 }
 
-/// The result of a finished game for its player to move.
-fn terminal_value<W: Bitboard>(rules: &Rules, game: &Game<W>) -> f32 {
-    match game.outcome(rules) {
-        Some(Outcome::Win(color)) if color == game.side_to_move() => 1.0,
+/// The value of a finished game for its player to move: the result, plus the margin (a
+/// share of the squares, towards the rules' objective) weighted by `score_utility`.
+fn terminal_value<W: Bitboard>(rules: &Rules, game: &Game<W>, score_utility: f32) -> f32 {
+    let side = game.side_to_move();
+    let result = match game.outcome(rules) {
+        Some(Outcome::Win(color)) if color == side => 1.0,
         Some(Outcome::Win(_)) => -1.0,
         _ => 0.0,
+    };
+    if score_utility == 0.0 {
+        return result;
     }
+    let black_margin = game.score(rules) as f32;
+    let own = if side == Color::Black {
+        black_margin
+    } else {
+        -black_margin
+    };
+    let towards_objective = if rules.spec().objective == Objective::FewestDiscs {
+        -own
+    } else {
+        own
+    };
+    result + score_utility * towards_objective / rules.square_count() as f32
 }
 
 impl<W: Bitboard> Mcts<W> {
@@ -372,7 +400,11 @@ impl<W: Bitboard> Mcts<W> {
 
     fn new_node(&mut self, game: Game<W>) -> usize {
         let terminal = if game.is_over() {
-            Some(terminal_value(&self.rules, &game))
+            Some(terminal_value(
+                &self.rules,
+                &game,
+                self.config.score_utility,
+            ))
         } else {
             self.solved_value(&game)
         };
@@ -392,7 +424,9 @@ impl<W: Bitboard> Mcts<W> {
             return None;
         }
         let value = solver.exact_value_by_solver(game)?;
-        Some(value.signum() as f32)
+        // The solver counts half discs in fifties (its margin unit): 100 a disc.
+        let margin = value as f32 / 100.0 / self.rules.square_count() as f32;
+        Some(value.signum() as f32 + self.config.score_utility * margin)
     }
 
     fn reset(&mut self, game: &Game<W>) {
@@ -469,9 +503,14 @@ impl<W: Bitboard> Mcts<W> {
         self.nodes.len()
     }
 
+    /// What the search backs up of an evaluation: its result plus its weighted margin.
+    fn utility(&self, evaluation: &Evaluation) -> f32 {
+        evaluation.value + self.config.score_utility * evaluation.score
+    }
+
     /// Creates a node's edges from its legal decisions and their evaluation.
     fn expand_with(&mut self, node: usize, decisions: Vec<Decision>, evaluation: Evaluation) {
-        self.nodes[node].evaluated = evaluation.value;
+        self.nodes[node].evaluated = self.utility(&evaluation);
         let edges = decisions
             .into_iter()
             .zip(evaluation.priors)
@@ -599,7 +638,7 @@ impl<W: Bitboard> Mcts<W> {
                 .terminal
                 .expect("settled nodes have a value"),
             (false, Some((decisions, evaluation))) => {
-                let value = evaluation.value;
+                let value = self.utility(&evaluation);
                 self.expand_with(node, decisions, evaluation);
                 value
             }

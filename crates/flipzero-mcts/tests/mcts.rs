@@ -171,6 +171,55 @@ fn solved_leaves_find_wins_with_few_simulations() {
 }
 
 #[test]
+fn a_score_utility_prefers_the_largest_of_winning_margins() {
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    let search = |game: &Game<u64>, score_utility: f32| {
+        let config = MctsConfig {
+            simulations: 200,
+            solve_empties: 10,
+            score_utility,
+            ..MctsConfig::default()
+        };
+        Mcts::new(&rules, config, game)
+            .search(&mut UniformEvaluator)
+            .best()
+    };
+    let (mut checked, mut result_alone_missed) = (0, 0);
+    for seed in 0..60 {
+        let game = endgame::<u64>(&rules, seed, 11);
+        if game.is_over() {
+            continue;
+        }
+        let values = exact_values(&rules, &game);
+        // Only positions where every decision wins, by different margins, test the utility:
+        // the result alone cannot tell their decisions apart.
+        let best = values.iter().map(|(_, v)| *v).max().unwrap();
+        let worst = values.iter().map(|(_, v)| *v).min().unwrap();
+        if worst <= 0 || worst == best {
+            continue;
+        }
+        let largest: Vec<Decision> = values
+            .iter()
+            .filter(|(_, v)| *v == best)
+            .map(|(d, _)| *d)
+            .collect();
+        assert!(largest.contains(&search(&game, 1.0)), "seed {seed}");
+        if !largest.contains(&search(&game, 0.0)) {
+            result_alone_missed += 1;
+        }
+        checked += 1;
+    }
+    assert!(
+        checked >= 3,
+        "only {checked} positions won by every decision"
+    );
+    assert!(
+        result_alone_missed > 0,
+        "the result alone found every largest margin too"
+    );
+}
+
+#[test]
 fn searching_many_trees_at_once_changes_nothing_but_the_batch_size() {
     use flipzero_mcts::{Evaluation, Evaluator};
     /// Counts calls and positions, and prefers low decision indices a little.
@@ -197,6 +246,7 @@ fn searching_many_trees_at_once_changes_nothing_but_the_batch_size() {
                     Evaluation {
                         priors: weights.iter().map(|w| w / total).collect(),
                         value: 0.1,
+                        score: 0.0,
                     }
                 })
                 .collect()

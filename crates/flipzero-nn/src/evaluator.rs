@@ -1,5 +1,6 @@
 //! The network as the search's evaluator: positions encoded into one batch, one forward pass,
-//! priors as a softmax over each position's legal decisions, value = P(win) - P(loss).
+//! priors as a softmax over each position's legal decisions, value = P(win) - P(loss),
+//! score = the score head's margin share.
 
 use burn::module::Module;
 use burn::tensor::activation::softmax;
@@ -57,6 +58,7 @@ impl<W: Bitboard> Evaluator<W> for NetEvaluator {
         let output = self.net.forward(input);
         let logits = to_vec(output.policy_logits);
         let wdl = to_vec(softmax(output.wdl_logits, 1));
+        let scores = to_vec(output.score);
         let decisions = rules.decision_count();
         positions
             .iter()
@@ -73,6 +75,7 @@ impl<W: Bitboard> Evaluator<W> for NetEvaluator {
                 Evaluation {
                     priors: exponentials.iter().map(|e| e / total).collect(),
                     value: wdl[slot * 3] - wdl[slot * 3 + 2],
+                    score: scores[slot],
                 }
             })
             .collect()

@@ -73,6 +73,11 @@ fn a_checkpoint_round_trip_gives_identical_outputs_and_damage_is_named() {
     longer.extend_from_slice(b"junk");
     assert!(refused(&longer).contains("4 unexpected bytes after the optimizer state"));
     assert!(refused(&bytes[..bytes.len() - 3]).contains("truncated in the optimizer state"));
+    // Cut at every length short of the whole: always refused with a reason, never a panic.
+    for length in 0..bytes.len() {
+        let error = refused(&bytes[..length]);
+        assert!(error.contains("damaged.ckpt"), "length {length}: {error}");
+    }
     // Metadata that describes another network than the weights.
     let mut other = meta.clone();
     other.net.channels = 16;

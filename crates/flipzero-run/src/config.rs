@@ -74,6 +74,10 @@ pub struct SelfPlaySection {
     /// targets (outcome, margin, best decisions) rather than the game's (0: never).
     #[serde(default)]
     pub solve_targets_empties: u32,
+    /// With solved targets on: the positions before a game's first solved one take its
+    /// exact outcome and margin as value targets, not the game's end.
+    #[serde(default)]
+    pub solved_value_targets: bool,
     /// The tree policy: `puct` (Dirichlet noise at the root, visit counts as targets) or
     /// `gumbel` (sequential halving at the root, the improved policy as the target).
     #[serde(default, with = "search_kind")]
@@ -81,6 +85,10 @@ pub struct SelfPlaySection {
     /// Gumbel search: root decisions considered.
     #[serde(default = "default_considered")]
     pub considered_actions: u32,
+    /// Weight of the predicted final margin beside the result in the search's values
+    /// (KataGo's score utility; 0: the result alone).
+    #[serde(default)]
+    pub score_utility: f32,
     /// Playout cap randomisation: the share of decisions searched with `simulations` (and
     /// the root noise) and trained on; the rest get `fast_simulations`, no noise and no
     /// sample. 1 (the default) searches every decision fully.
@@ -245,6 +253,10 @@ pub struct EvaluateSection {
     /// Gumbel search: root decisions considered.
     #[serde(default = "default_considered")]
     pub considered_actions: u32,
+    /// Weight of the predicted final margin beside the result in the search's values
+    /// (KataGo's score utility; 0: the result alone).
+    #[serde(default)]
+    pub score_utility: f32,
     /// Opponents: `random`, `engine:depth=N` and the other engine options.
     pub opponents: Vec<String>,
 }
@@ -362,6 +374,7 @@ impl RunConfig {
             1,
             1_000_000,
         )?;
+        within("selfplay.score_utility", play.score_utility, 0.0, 10.0)?;
         play.opening_plies.range()?;
         let train = &self.train;
         within("train.batch_size", train.batch_size, 1, 65_536)?;
@@ -381,6 +394,7 @@ impl RunConfig {
         within("evaluate.opening_plies", evaluate.opening_plies, 0, 60)?;
         within("evaluate.simulations", evaluate.simulations, 1, 1_000_000)?;
         within("evaluate.solve_empties", evaluate.solve_empties, 0, 24)?;
+        within("evaluate.score_utility", evaluate.score_utility, 0.0, 10.0)?;
         within(
             "evaluate.considered_actions",
             evaluate.considered_actions,
@@ -408,6 +422,7 @@ impl ValidConfig {
             search: play.search,
             considered_actions: play.considered_actions,
             gumbel_scale: 1.0,
+            score_utility: play.score_utility,
         }
     }
 
@@ -421,6 +436,7 @@ impl ValidConfig {
             search: evaluate.search,
             considered_actions: evaluate.considered_actions,
             gumbel_scale: 0.0,
+            score_utility: evaluate.score_utility,
             ..self.selfplay_mcts()
         }
     }

@@ -26,6 +26,10 @@ pub struct SelfPlayConfig {
     /// solver: the exact outcome and margin, and a policy spread over the best decisions
     /// (`Sample::solved`). 0 turns it off; rules the solver does not cover ignore it.
     pub solve_targets_empties: u32,
+    /// With solved targets on: the positions before a game's first solved one take its exact
+    /// outcome and margin as their value targets instead of the game's end, which the
+    /// noisy play after it may have changed. Off: every unsolved position takes the end.
+    pub solved_value_targets: bool,
     /// Playout cap randomisation (KataGo): the share of decisions searched fully
     /// (`mcts.simulations`, with the root noise) and recorded as samples; the others are
     /// searched with `fast_simulations` and no noise, played, and not recorded. 1 searches
@@ -142,31 +146,44 @@ impl Running {
     }
 }
 
-/// The value targets of a finished game for one player.
-fn targets<W: Bitboard>(rules: &Rules, end: &Game<W>, pending: &Pending) -> (i8, f32) {
+/// A result as value targets: the outcome (1, 0, -1) and the margin counted towards the
+/// rules' objective, for the player who was to move at `pending`; `color` and `swapped`
+/// are the player to move at the result and whether the seats were swapped there, and
+/// `outcome`/`margin` are for that player.
+fn targets_for(
+    pending: &Pending,
+    color: Color,
+    swapped: bool,
+    outcome: i8,
+    margin: f32,
+) -> (i8, f32) {
     // The end of komi bidding may have seated the bidder on the other colour.
-    let color = if pending.seats_swapped == end.seats_swapped() {
+    let own = if pending.seats_swapped == swapped {
         pending.color
     } else {
         pending.color.opponent()
     };
+    if own == color {
+        (outcome, margin)
+    } else {
+        (-outcome, -margin)
+    }
+}
+
+/// The value targets of a finished game for one player.
+fn targets<W: Bitboard>(rules: &Rules, end: &Game<W>, pending: &Pending) -> (i8, f32) {
     let outcome = match end.outcome(rules).expect("a finished game") {
-        Outcome::Win(winner) if winner == color => 1,
-        Outcome::Win(_) => -1,
+        Outcome::Win(Color::Black) => 1,
+        Outcome::Win(Color::White) => -1,
         Outcome::Draw => 0,
     };
     let black_margin = end.score(rules) as f32;
-    let margin = if color == Color::Black {
-        black_margin
-    } else {
-        -black_margin
-    };
     let signed = if rules.spec().objective == Objective::FewestDiscs {
-        -margin
+        -black_margin
     } else {
-        margin
+        black_margin
     };
-    (outcome, signed)
+    targets_for(pending, Color::Black, end.seats_swapped(), outcome, signed)
 }
 
 /// Plays `config.games` games (ids 0 to games - 1) and returns them in the order they
@@ -284,14 +301,32 @@ pub fn play_games<W: Bitboard>(
             tree.advance(decision);
             if tree.game().is_over() {
                 let end = tree.game().clone();
+                let first_solved = game
+                    .pending
+                    .iter()
+                    .position(|pending| pending.sample.solved)
+                    .filter(|_| config.solved_value_targets);
                 let samples = game
                     .pending
                     .iter()
-                    .map(|pending| {
+                    .enumerate()
+                    .map(|(index, pending)| {
                         if pending.sample.solved {
                             return pending.sample.clone();
                         }
-                        let (outcome, score) = targets(rules, &end, pending);
+                        let (outcome, score) = match first_solved {
+                            Some(solved) if solved > index => {
+                                let solved = &game.pending[solved];
+                                targets_for(
+                                    pending,
+                                    solved.color,
+                                    solved.seats_swapped,
+                                    solved.sample.outcome,
+                                    solved.sample.score,
+                                )
+                            }
+                            _ => targets(rules, &end, pending),
+                        };
                         Sample {
                             outcome,
                             score,

@@ -14,6 +14,7 @@ fn config(games: usize) -> SelfPlayConfig {
         },
         temperature_decisions: 8,
         solve_targets_empties: 0,
+        solved_value_targets: false,
         full_search_fraction: 1.0,
         fast_simulations: 1,
         opening_plies: 0..=0,
@@ -240,6 +241,42 @@ fn positions_near_the_end_take_exact_targets_from_the_solver() {
         solved > 8 && unsolved > 8,
         "{solved} solved, {unsolved} not"
     );
+}
+
+#[test]
+fn positions_before_the_first_solved_one_take_its_exact_value() {
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    let mut exact = config(6);
+    exact.solve_targets_empties = 8;
+    exact.solved_value_targets = true;
+    let records = play::<u64>(&rules, &exact, &mut UniformEvaluator);
+    let mut differs_from_end = 0;
+    for record in &records {
+        let first = record.samples.iter().position(|s| s.solved).unwrap();
+        let solved = &record.samples[first];
+        let solved_side = solved.position.split_whitespace().nth(1).unwrap();
+        for sample in &record.samples[..first] {
+            let same_side = sample.position.split_whitespace().nth(1).unwrap() == solved_side;
+            let sign = if same_side { 1 } else { -1 };
+            assert_eq!(sample.outcome, sign * solved.outcome, "{}", sample.position);
+            assert_eq!(
+                sample.score,
+                sign as f32 * solved.score,
+                "{}",
+                sample.position
+            );
+        }
+        // Uniform play after the solved position rarely keeps its exact margin.
+        let black_margin = if solved_side == "X" {
+            solved.score
+        } else {
+            -solved.score
+        };
+        if black_margin != record.score as f32 {
+            differs_from_end += 1;
+        }
+    }
+    assert!(differs_from_end > 0, "every game kept its exact margin");
 }
 
 #[test]

@@ -19,6 +19,7 @@ fn self_play_samples(rules: &Rules, games: usize, simulations: u32, seed: u64) -
         },
         temperature_decisions: 10,
         solve_targets_empties: 0,
+        solved_value_targets: false,
         full_search_fraction: 1.0,
         fast_simulations: 1,
         opening_plies: 0..=0,

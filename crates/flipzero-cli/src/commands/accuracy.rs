@@ -41,6 +41,10 @@ pub(crate) struct AccuracyArgs {
     /// The search's tree policy, `puct` or `gumbel`.
     #[arg(long, default_value = "puct", value_parser = |text: &str| text.parse::<SearchKind>())]
     search: SearchKind,
+    /// Weight of the predicted final margin beside the result in the search's values (0 to
+    /// 10; 0: the result alone).
+    #[arg(long, default_value_t = 0.0, value_parser = score_utility)]
+    score_utility: f32,
     /// Random plies of the openings of the games positions are drawn from.
     #[arg(long, default_value_t = 4)]
     opening_plies: u32,
@@ -93,6 +97,7 @@ pub(crate) fn run(args: &AccuracyArgs) -> anyhow::Result<()> {
         simulations: args.simulations,
         solve_empties: args.solve,
         search: args.search,
+        score_utility: args.score_utility,
         ..MctsSpec::default()
     });
     let network = (loaded.net, device);
@@ -188,4 +193,11 @@ fn print_report(report: &AccuracyReport, step: u64, args: &AccuracyArgs) {
         row(empties.to_string(), raw, search);
     }
     row("all".to_owned(), &raw, &search);
+}
+
+fn score_utility(text: &str) -> Result<f32, String> {
+    text.parse::<f32>()
+        .ok()
+        .filter(|w| w.is_finite() && (0.0..=10.0).contains(w))
+        .ok_or_else(|| format!("`{text}`: use a score utility of 0 to 10"))
 }

@@ -1,0 +1,89 @@
+//! External engines that fail mid-match: each failure ends only its own game, recorded as a
+//! forfeit with the reason (or as a time loss under a clock), and the match goes on. The
+//! engines are small shell scripts that speak just enough GTP.
+
+use std::path::Path;
+use std::time::Duration;
+
+use flipzero_arena::competition::SavedGame;
+use flipzero_arena::{AgentFactory, AgentSpec, Ending, play_paired, random_openings};
+use flipzero_core::{Color, Preset};
+
+/// A GTP engine that answers every command with an empty success, and `genmove` as told:
+/// `exit` ends the process, `hang` sleeps, `illegal` answers a1 (never legal at the start).
+fn fake_engine(folder: &Path, genmove: &str) -> String {
+    let action = match genmove {
+        "exit" => "exit 0",
+        "hang" => "exec sleep 60",
+        "illegal" => "printf '= a1\\n\\n'",
+        other => panic!("no fake engine does {other}"),
+    };
+    let script = folder.join(format!("{genmove}.sh"));
+    std::fs::write(
+        &script,
+        format!(
+            "while read -r line; do\n  case \"$line\" in\n    genmove*) {action} ;;\n    quit*) printf '=\\n\\n'; exit 0 ;;\n    *) printf '=\\n\\n' ;;\n  esac\ndone\n"
+        ),
+    )
+    .unwrap();
+    format!("sh {}", script.display())
+}
+
+#[test]
+fn a_failing_engine_forfeits_its_games_and_the_match_goes_on() {
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let openings = random_openings::<u64>(&rules, 2, 2, 3);
+    let device = burn::tensor::Device::flex();
+    let random = AgentFactory::new(&AgentSpec::Random, &rules, &device).unwrap();
+    for (behaviour, clock, reason) in [
+        ("exit", None, "closed its output"),
+        ("illegal", None, "a1"),
+        ("hang", Some(Duration::from_secs(1)), ""),
+    ] {
+        let command = fake_engine(folder.path(), behaviour);
+        // It answers `protocol_version` and `boardsize`: the factory takes it.
+        let engine = AgentFactory::new(&AgentSpec::Gtp(command.clone()), &rules, &device)
+            .unwrap_or_else(|e| panic!("{behaviour}: {e}"));
+        let result = play_paired(
+            &rules,
+            &openings,
+            clock,
+            |index| (engine.build(index as u64), random.build(index as u64)),
+            |_| {},
+        );
+        // Every game was played, and every one is lost by the engine at its first move.
+        assert_eq!(result.games.len(), 4, "{behaviour}");
+        for game in &result.games {
+            assert_eq!((game.points, game.margin), (0.0, -1), "{behaviour}");
+            assert!(
+                game.decisions.len() <= 1,
+                "{behaviour}: {:?}",
+                game.decisions
+            );
+            let seat = game.first_agent_color;
+            if clock.is_some() {
+                // A hung engine under a clock loses on time.
+                assert_eq!(game.ending, Ending::Time(seat), "{behaviour}");
+                continue;
+            }
+            assert_eq!(game.ending, Ending::Forfeit(seat), "{behaviour}");
+            let failure = game.failure.as_deref().unwrap_or_default();
+            assert!(failure.contains(reason), "{behaviour}: {failure}");
+            // The games file says so.
+            let opening = &openings[0];
+            let saved = SavedGame::new(
+                "othello",
+                Some(6),
+                &rules,
+                opening,
+                (&command, "random"),
+                game,
+            );
+            assert!(saved.ending.starts_with("forfeit: "), "{}", saved.ending);
+            assert!(saved.ending.contains(reason), "{}", saved.ending);
+            let winner = if seat == Color::Black { "0-1" } else { "1-0" };
+            assert_eq!(saved.result, winner);
+        }
+    }
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Writes the seed corpora of the fuzz targets (fuzz/seeds/<target>/) from the repository's
+# own files and a few positions of every preset. Needs a built `flipzero` (FLIPZERO, default
+# target/release/flipzero) for the positions. Run from the repository root.
+set -euo pipefail
+flipzero="${FLIPZERO:-target/release/flipzero}"
+seeds=fuzz/seeds
+rm -rf "$seeds"
+mkdir -p "$seeds"/{position_text,position_diagram,move_list,rules_toml,run_config,arena_config,study_config,agent_spec,obf_lines,gtp_server,nboard_server,shard_file,checkpoint_file}
+
+# Position text and move lists of every preset (the first byte selects the preset; the high
+# bit asks for 6x6), from its start and after a few moves.
+presets=$("$flipzero" variants | awk '{print $1}')
+index=0
+for preset in $presets; do
+    for small in 0 1; do
+        selector=$(( index + 128 * small ))
+        size_arg=(); [ "$small" = 1 ] && size_arg=(--size 6)
+        for moves in "" "pass"; do
+            line=$("$flipzero" replay --variant "$preset" "${size_arg[@]}" --moves "$moves" --json 2>/dev/null) || continue
+            position=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["position"])' "$line")
+            name="$preset-$small-${moves:-start}"
+            { printf "\\x$(printf %02x "$selector")"; printf '%s' "$position"; } > "$seeds/position_text/$name"
+        done
+        { printf "\\x$(printf %02x "$selector")"; printf 'f5 d6 c3 d3 c4'; } > "$seeds/move_list/$preset-$small"
+    done
+    index=$(( index + 1 ))
+done
+printf '%s' '---------------------------OX------XO--------------------------- X' > "$seeds/position_diagram/start-8x8"
+printf '%s' '--------------OX----XO-------------- O' > "$seeds/position_diagram/start-6x6"
+"$flipzero" replay --variant othello --moves "f5" | sed -n '1,10p' > "$seeds/position_diagram/diagram-8x8"
+
+cp configs/variants/*.toml "$seeds/rules_toml/"
+cp configs/runs/*.toml "$seeds/run_config/"
+cp configs/arena/*.toml "$seeds/arena_config/"
+cp configs/study/*.toml "$seeds/study_config/"
+for spec in random greedy perfect engine engine:depth=4,time=0.5,solve=12 \
+    mcts:checkpoint=a.ckpt,simulations=64,search=gumbel,considered=8,score=0.5 gtp:gnugo nboard:edax; do
+    printf '%s' "$spec" > "$seeds/agent_spec/$(echo "$spec" | tr -c 'a-z0-9' '_')"
+done
+head -c 4000 configs/eval/*.toml | head -n 60 > "$seeds/agent_spec/weights" || true
+for file in tests/data/ffo/*.obf; do [ -f "$file" ] && head -n 3 "$file" > "$seeds/obf_lines/$(basename "$file")"; done
+
+printf 'protocol_version\nname\nversion\nboardsize 8\nclear_board\nplay b f5\ngenmove w\nundo\nshowboard\ntime_settings 60 0 0\ntime_left b 30 0\nboardsize 6\ngenmove b\nfinal_score\nquit\n' > "$seeds/gtp_server/session"
+printf 'list_commands\nboardsize 19\nplay x z9\ngenmove\n12 komi 1.5\nquit\n' > "$seeds/gtp_server/errors"
+printf 'nboard 2\nset depth 1\nset game (;GM[Othello]PC[NBoard]PB[a]PW[b]RE[?]TI[0]TY[8r]BO[8 ---------------------------O*------*O--------------------------- *]B[F5]W[D6];)\nping 1\nhint 3\ngo\nmove c3\nset contempt 0\nlearn\nping 2\n' > "$seeds/nboard_server/session"
+printf 'nboard 2\nset game (;GM[Othello]TY[6]BO[6 --------------O*----*O-------------- *];)\ngo\nset depth 60\nping 7\n' > "$seeds/nboard_server/small"
+
+# A shard and a checkpoint of a tiny run (one iteration of a 1-block, 8-channel 6x6 network).
+run=$(mktemp -d)
+cat > "$run/tiny.toml" <<TOML
+variant = "othello"
+size = 6
+seed = 1
+[network]
+blocks = 1
+channels = 8
+value_hidden = 8
+[selfplay]
+games_per_iteration = 2
+parallel_games = 2
+workers = 1
+simulations = 4
+c_puct = 1.5
+noise_fraction = 0.25
+dirichlet_alpha = 0.5
+temperature_decisions = 4
+solve_empties = 0
+[train]
+batch_size = 8
+steps_per_iteration = 1
+window_samples = 100
+learning_rate = 0.001
+warmup_steps = 0
+decay_steps = 0
+final_fraction = 1.0
+value_weight = 1.0
+score_weight = 1.0
+augment = false
+[evaluate]
+every_iterations = 0
+openings = 1
+opening_plies = 2
+simulations = 4
+solve_empties = 0
+opponents = ["random"]
+TOML
+"$flipzero" loop --config "$run/tiny.toml" --run-dir "$run/dir" --iterations 1 > /dev/null
+cp "$(ls "$run"/dir/shards/*.shard | head -n 1)" "$seeds/shard_file/game.shard"
+cp "$(ls "$run"/dir/checkpoints/*.ckpt | head -n 1)" "$seeds/checkpoint_file/tiny.ckpt"
+rm -rf "$run"
+echo "seeds in $seeds: $(find "$seeds" -type f | wc -l) files"

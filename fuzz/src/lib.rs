@@ -1,0 +1,39 @@
+//! What the fuzz targets share: choosing rules from an input's first byte, and files for the
+//! loaders that read paths.
+
+use flipzero_core::{Preset, Rules};
+use std::path::PathBuf;
+
+/// The rules named by `selector`: one of the presets, at its default size or, where the
+/// preset allows it, on 6x6 (the high bit).
+pub fn rules_for(selector: u8) -> Rules {
+    let preset = Preset::ALL[usize::from(selector & 0x7f) % Preset::ALL.len()];
+    let small = selector & 0x80 != 0;
+    small
+        .then(|| preset.rules(Some(6)).ok())
+        .flatten()
+        .unwrap_or_else(|| preset.rules(None).expect("every preset has a default size"))
+}
+
+/// The input's first byte as a rules selector and the rest as text, when it is UTF-8.
+pub fn rules_and_text(data: &[u8]) -> Option<(Rules, &str)> {
+    let (&selector, rest) = data.split_first()?;
+    Some((rules_for(selector), std::str::from_utf8(rest).ok()?))
+}
+
+/// `data` written to a file of this process (one per name), for loaders that read paths.
+pub fn file_with(name: &str, data: &[u8]) -> PathBuf {
+    let directory = std::env::temp_dir().join(format!("flipzero-fuzz-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).expect("a temporary directory");
+    let path = directory.join(name);
+    std::fs::write(&path, data).expect("a temporary file");
+    path
+}
+
+/// An error must say what is wrong.
+pub fn assert_explained(error: &impl std::fmt::Display) {
+    assert!(
+        !error.to_string().trim().is_empty(),
+        "an error without a message"
+    );
+}
