@@ -36,7 +36,7 @@ cp configs/arena/*.toml "$seeds/arena_config/"
 cp configs/study/*.toml "$seeds/study_config/"
 for spec in random greedy perfect engine engine:depth=4,time=0.5,solve=12 \
     mcts:checkpoint=a.ckpt,simulations=64,search=gumbel,considered=8,score=0.5 gtp:gnugo nboard:edax; do
-    printf '%s' "$spec" > "$seeds/agent_spec/$(echo "$spec" | tr -c 'a-z0-9' '_')"
+    printf '%s' "$spec" > "$seeds/agent_spec/$(printf '%s' "$spec" | tr -c 'a-z0-9' '_')"
 done
 head -c 4000 configs/eval/*.toml | head -n 60 > "$seeds/agent_spec/weights" || true
 for file in tests/data/ffo/*.obf; do [ -f "$file" ] && head -n 3 "$file" > "$seeds/obf_lines/$(basename "$file")"; done

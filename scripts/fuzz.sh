@@ -7,7 +7,7 @@
 # <file>`, then add a regression test named after it).
 #
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET ...]
-# Where no nightly toolchain is installed it says SKIPPED and succeeds.
+# Where no nightly toolchain is installed, or cargo-fuzz cannot be, it says SKIPPED.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-60}"
@@ -18,24 +18,33 @@ if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
 fi
 if ! cargo +nightly fuzz --version > /dev/null 2>&1; then
     echo "fuzz: installing cargo-fuzz"
-    cargo +nightly install cargo-fuzz --locked --quiet
+    if ! cargo +nightly install cargo-fuzz --locked --quiet; then
+        echo "fuzz: SKIPPED (cargo-fuzz could not be installed)"
+        exit 0
+    fi
 fi
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
     mapfile -t targets < <(cargo +nightly fuzz list --fuzz-dir fuzz)
 fi
-# One build of every target first, so that the time below is fuzzing time.
-cargo +nightly fuzz build --fuzz-dir fuzz --release --debug-assertions
+# One build of every target first (fuzz/Cargo.lock pins the dependencies), so that the time
+# below is fuzzing time.
+flags=(--fuzz-dir fuzz --release --debug-assertions)
+cargo +nightly fuzz build "${flags[@]}"
 for target in "${targets[@]}"; do
     mkdir -p "fuzz/corpus/$target"
+    rm -rf "fuzz/artifacts/$target"
     echo "fuzz: $target for $seconds s"
-    # -rss_limit_mb: a loader that allocates what a header claims would pass 2 GiB.
-    cargo +nightly fuzz run --fuzz-dir fuzz --release --debug-assertions "$target" \
-        "fuzz/corpus/$target" "fuzz/seeds/$target" -- \
+    log="fuzz/corpus/$target.log"
+    # -rss_limit_mb: a loader that allocated what a header claims would pass 2 GiB.
+    status=0
+    cargo +nightly fuzz run "${flags[@]}" "$target" "fuzz/corpus/$target" "fuzz/seeds/$target" -- \
         -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=60 -max_len=65536 \
-        -print_final_stats=1 2>&1 | grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|==|SUMMARY|Done)" || true
-    if [ -n "$(ls -A "fuzz/artifacts/$target" 2>/dev/null)" ]; then
-        echo "fuzz: $target FAILED: $(ls "fuzz/artifacts/$target")"
+        -print_final_stats=1 > "$log" 2>&1 || status=$?
+    grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb)|^#[0-9]+ +DONE" "$log" || true
+    if [ "$status" -ne 0 ] || [ -n "$(ls -A "fuzz/artifacts/$target" 2>/dev/null)" ]; then
+        tail -n 40 "$log"
+        echo "fuzz: $target FAILED (exit $status): $(ls "fuzz/artifacts/$target" 2>/dev/null)"
         exit 1
     fi
 done

@@ -33,6 +33,8 @@ for run in sys.argv[1:]:
     print("|---" * (6 + len([k for k in quarters[0] if k.startswith("vs ")])) + "|")
     for quarter in sorted(quarters):
         q = quarters[quarter]
+        if not q["steps"]:
+            continue  # only evaluations run after the loop
         mean = lambda key: sum(q[key]) / max(len(q[key]), 1)
         cells = [f"{15 * quarter}-{15 * quarter + 15}", str(max(q["steps"], default=0)),
                  f"{mean('positions/s'):.0f}", f"{mean('samples/s'):.0f}",

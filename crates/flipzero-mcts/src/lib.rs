@@ -424,9 +424,22 @@ impl<W: Bitboard> Mcts<W> {
             return None;
         }
         let value = solver.exact_value_by_solver(game)?;
-        // The solver counts half discs in fifties (its margin unit): 100 a disc.
-        let margin = value as f32 / 100.0 / self.rules.square_count() as f32;
-        Some(value.signum() as f32 + self.config.score_utility * margin)
+        // The solver counts half discs in fifties (100 a disc) with the komi taken off; the
+        // margin of the score utility is the discs alone, as at the end and as the network
+        // learns it, so the komi goes back on.
+        let side = if game.side_to_move() == Color::Black {
+            1.0
+        } else {
+            -1.0
+        };
+        let objective = if self.rules.spec().objective == Objective::FewestDiscs {
+            -1.0
+        } else {
+            1.0
+        };
+        let margin = f64::from(value) / 100.0 + game.komi() * side * objective;
+        let share = (margin / f64::from(self.rules.square_count())) as f32;
+        Some(value.signum() as f32 + self.config.score_utility * share)
     }
 
     fn reset(&mut self, game: &Game<W>) {

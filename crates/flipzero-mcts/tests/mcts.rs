@@ -220,6 +220,43 @@ fn a_score_utility_prefers_the_largest_of_winning_margins() {
 }
 
 #[test]
+fn with_a_score_utility_solved_leaves_and_ends_value_the_margin_alike_under_komi() {
+    use flipzero_engine::ExactSolver;
+    let rules = Preset::KomiFixed.rules(Some(6)).unwrap();
+    let solver = ExactSolver::new(&rules).unwrap();
+    let squares = rules.square_count() as f32;
+    let mut checked = 0;
+    for seed in 0..12 {
+        // Children with 8 empties or fewer are solved leaves; some end the game at once.
+        let game = endgame::<u64>(&rules, seed, 9);
+        if game.is_over() || game.komi() == 0.0 {
+            continue;
+        }
+        let config = MctsConfig {
+            simulations: 400,
+            solve_empties: 8,
+            score_utility: 1.0,
+            ..MctsConfig::default()
+        };
+        let result = Mcts::new(&rules, config, &game).search(&mut UniformEvaluator);
+        let side = game.side_to_move();
+        for (decision, exact) in solver.decision_values(&rules, &game).unwrap() {
+            let expected =
+                f32::from(exact.outcome_for(side)) + exact.margin_for(side) as f32 / squares;
+            let &(_, visits, mean) = result.decisions.iter().find(|d| d.0 == decision).unwrap();
+            if visits > 0 {
+                assert!(
+                    (mean - expected).abs() < 1e-4,
+                    "seed {seed} {decision:?}: {mean} against {expected}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 10, "only {checked} decisions checked");
+}
+
+#[test]
 fn searching_many_trees_at_once_changes_nothing_but_the_batch_size() {
     use flipzero_mcts::{Evaluation, Evaluator};
     /// Counts calls and positions, and prefers low decision indices a little.
