@@ -21,9 +21,16 @@ pub fn rules_and_text(data: &[u8]) -> Option<(Rules, &str)> {
     Some((rules_for(selector), std::str::from_utf8(rest).ok()?))
 }
 
-/// `data` written to a file of this process (one per name), for loaders that read paths.
+/// `data` written to a file of this process (one per name), for loaders that read paths: in
+/// memory (`/dev/shm`) where there is one, so that the fuzzer does not wait on a disk.
 pub fn file_with(name: &str, data: &[u8]) -> PathBuf {
-    let directory = std::env::temp_dir().join(format!("flipzero-fuzz-{}", std::process::id()));
+    let shared_memory = PathBuf::from("/dev/shm");
+    let root = if shared_memory.is_dir() {
+        shared_memory
+    } else {
+        std::env::temp_dir()
+    };
+    let directory = root.join(format!("flipzero-fuzz-{}", std::process::id()));
     std::fs::create_dir_all(&directory).expect("a temporary directory");
     let path = directory.join(name);
     std::fs::write(&path, data).expect("a temporary file");
