@@ -226,8 +226,11 @@ pub fn load(path: &Path, device: &Device) -> Result<Checkpoint, CheckpointError>
     }
     check_meta(&meta).map_err(|reason| invalid(path, reason))?;
     check_weights_size(&meta.net, weights.len()).map_err(|reason| invalid(path, reason))?;
+    // Cast to the network's own dtype on load: a record that names another dtype for a
+    // tensor (only a damaged file does) would otherwise make burn's loader panic.
     let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(weights.to_vec()))
-        .map_err(|error| invalid(path, format!("weights: {error:?}")))?;
+        .map_err(|error| invalid(path, format!("weights: {error:?}")))?
+        .cast_to_module_dtype();
     let net = meta
         .net
         .init(device)

@@ -125,3 +125,33 @@ fn a_checkpoint_round_trip_gives_identical_outputs_and_damage_is_named() {
     assert!(refused(&wrong_file).contains("65 policy outputs; the rules have 37 decisions"));
     std::fs::remove_dir_all(&directory).unwrap();
 }
+
+/// Fuzz crash `crash-4f3bb4d6...` (checkpoint_file, 2026-12-01): a weight tensor whose record
+/// says I32 made burn's loader panic ("Expected float dtype"). Every tensor is now cast to
+/// the network's own dtype on load, so another numeric dtype loads (converted) or is refused
+/// with the file's name; it never panics.
+#[test]
+fn fuzz_crash_a_weight_tensor_of_another_dtype_does_not_panic() {
+    let device = Device::flex();
+    let directory =
+        std::env::temp_dir().join(format!("flipzero-ckpt-dtype-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    let path = directory.join("net.ckpt");
+    let meta = meta();
+    save(&path, &meta, &meta.net.init(&device), None).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let at = bytes
+        .windows(3)
+        .position(|w| w == b"F32")
+        .expect("the weights name their dtype");
+    for dtype in [b"I32", b"U32", b"I64", b"F64", b"F16", b"I16", b"U16"] {
+        let mut damaged = bytes.clone();
+        damaged[at..at + 3].copy_from_slice(dtype);
+        let damaged_path = directory.join("dtype.ckpt");
+        std::fs::write(&damaged_path, &damaged).unwrap();
+        if let Err(error) = load(&damaged_path, &device) {
+            assert!(error.to_string().contains("dtype.ckpt"), "{error}");
+        }
+    }
+    std::fs::remove_dir_all(&directory).unwrap();
+}
