@@ -46,46 +46,10 @@ printf 'list_commands\nboardsize 19\nplay x z9\ngenmove\n12 komi 1.5\nquit\n' > 
 printf 'nboard 2\nset depth 1\nset game (;GM[Othello]PC[NBoard]PB[a]PW[b]RE[?]TI[0]TY[8r]BO[8 ---------------------------O*------*O--------------------------- *]B[F5]W[D6];)\nping 1\nhint 3\ngo\nmove c3\nset contempt 0\nlearn\nping 2\n' > "$seeds/nboard_server/session"
 printf 'nboard 2\nset game (;GM[Othello]TY[6]BO[6 --------------O*----*O-------------- *];)\ngo\nset depth 60\nping 7\n' > "$seeds/nboard_server/small"
 
-# A shard and a checkpoint of a tiny run (one iteration of a 1-block, 8-channel 6x6 network).
+# A shard and a checkpoint of a tiny run (one iteration of the run tests' 1-block, 8-channel
+# 6x6 config).
 run=$(mktemp -d)
-cat > "$run/tiny.toml" <<TOML
-variant = "othello"
-size = 6
-seed = 1
-[network]
-blocks = 1
-channels = 8
-value_hidden = 8
-[selfplay]
-games_per_iteration = 2
-parallel_games = 2
-workers = 1
-simulations = 4
-c_puct = 1.5
-noise_fraction = 0.25
-dirichlet_alpha = 0.5
-temperature_decisions = 4
-solve_empties = 0
-[train]
-batch_size = 8
-steps_per_iteration = 1
-window_samples = 100
-learning_rate = 0.001
-warmup_steps = 0
-decay_steps = 0
-final_fraction = 1.0
-value_weight = 1.0
-score_weight = 1.0
-augment = false
-[evaluate]
-every_iterations = 0
-openings = 1
-opening_plies = 2
-simulations = 4
-solve_empties = 0
-opponents = ["random"]
-TOML
-"$flipzero" loop --config "$run/tiny.toml" --run-dir "$run/dir" --iterations 1 > /dev/null
+"$flipzero" loop --config crates/flipzero-run/tests/tiny.toml --run-dir "$run/dir" --iterations 1 > /dev/null
 cp "$(ls "$run"/dir/shards/*.shard | head -n 1)" "$seeds/shard_file/game.shard"
 cp "$(ls "$run"/dir/checkpoints/*.ckpt | head -n 1)" "$seeds/checkpoint_file/tiny.ckpt"
 rm -rf "$run"

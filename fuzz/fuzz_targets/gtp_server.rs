@@ -1,26 +1,7 @@
-//! The GTP server fed any byte stream: it answers every line and never stops
-//! early (only a failed write ends a session with an error; a buffer never fails).
+//! The GTP server fed any byte stream: it answers every line and never stops early.
 #![no_main]
 
-use flipzero_arena::AgentSpec;
-use flipzero_arena::protocol::{Protocol, SpecSource, serve};
+use flipzero_arena::protocol::Protocol;
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
-    // The random agent: the protocol is under test, not the search.
-    let source = SpecSource {
-        spec: AgentSpec::Random,
-        device: Default::default(),
-    };
-    let mut input = std::io::Cursor::new(data);
-    let mut output = Vec::new();
-    serve(
-        Protocol::Gtp,
-        "othello",
-        8,
-        &source,
-        &mut input,
-        &mut output,
-    )
-    .expect("writing to a buffer cannot fail");
-});
+fuzz_target!(|data: &[u8]| flipzero_fuzz::serve_bytes(Protocol::Gtp, data));

@@ -1,6 +1,8 @@
 //! What the fuzz targets share: choosing rules from an input's first byte, and files for the
 //! loaders that read paths.
 
+use flipzero_arena::AgentSpec;
+use flipzero_arena::protocol::{Protocol, SpecSource, serve};
 use flipzero_core::{Preset, Rules};
 use std::path::PathBuf;
 
@@ -43,4 +45,18 @@ pub fn assert_explained(error: &impl std::fmt::Display) {
         !error.to_string().trim().is_empty(),
         "an error without a message"
     );
+}
+
+/// One engine session of `protocol` fed `data`, the random agent behind it (the protocol is
+/// under test, not the search): it must end without a panic, and only a failed write may end
+/// it with an error (a buffer never fails).
+pub fn serve_bytes(protocol: Protocol, data: &[u8]) {
+    let source = SpecSource {
+        spec: AgentSpec::Random,
+        device: Default::default(),
+    };
+    let mut input = std::io::Cursor::new(data);
+    let mut output = Vec::new();
+    serve(protocol, "othello", 8, &source, &mut input, &mut output)
+        .expect("writing to a buffer cannot fail");
 }

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{assert_success, failing, flipzero};
+use common::{assert_success, failing, flipzero, tiny_run_config};
 
 fn json_lines(stdout: &[u8]) -> Vec<serde_json::Value> {
     String::from_utf8_lossy(stdout)
@@ -428,10 +428,6 @@ fn solve_handles_the_fewest_discs_goal() {
 }
 
 /// The tiny 6x6 run of the run crate's tests.
-fn tiny_run_config() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../flipzero-run/tests/tiny.toml")
-}
-
 /// `flipzero <subcommand> --config <tiny run> --run-dir <run>`.
 fn tiny_run_command(subcommand: &str, run: &std::path::Path) -> std::process::Output {
     let config = tiny_run_config();

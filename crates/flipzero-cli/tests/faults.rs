@@ -5,13 +5,9 @@
 #[allow(dead_code)]
 mod common;
 
-use common::assert_success;
+use common::{assert_success, tiny_run_config};
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-
-fn tiny_run_config() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../flipzero-run/tests/tiny.toml")
-}
+use std::path::Path;
 
 /// Every checkpoint and shard of the run, by name, with its bytes.
 fn written(run: &Path) -> BTreeMap<String, Vec<u8>> {

@@ -353,7 +353,12 @@ fn terminal_value<W: Bitboard>(rules: &Rules, game: &Game<W>, score_utility: f32
     if score_utility == 0.0 {
         return result;
     }
-    let black_margin = game.score(rules) as f32;
+    result + score_utility * margin_share(rules, side, f64::from(game.score(rules)))
+}
+
+/// A Black margin as a share of the squares for `side`, higher being better for it under
+/// the rules' objective (the score utility's margin).
+fn margin_share(rules: &Rules, side: Color, black_margin: f64) -> f32 {
     let own = if side == Color::Black {
         black_margin
     } else {
@@ -364,7 +369,7 @@ fn terminal_value<W: Bitboard>(rules: &Rules, game: &Game<W>, score_utility: f32
     } else {
         own
     };
-    result + score_utility * towards_objective / rules.square_count() as f32
+    (towards_objective / f64::from(rules.square_count())) as f32
 }
 
 impl<W: Bitboard> Mcts<W> {
@@ -424,21 +429,18 @@ impl<W: Bitboard> Mcts<W> {
             return None;
         }
         let value = solver.exact_value_by_solver(game)?;
-        // The solver counts half discs in fifties (100 a disc) with the komi taken off; the
-        // margin of the score utility is the discs alone, as at the end and as the network
-        // learns it, so the komi goes back on.
-        let side = if game.side_to_move() == Color::Black {
-            1.0
-        } else {
-            -1.0
-        };
-        let objective = if self.rules.spec().objective == Objective::FewestDiscs {
+        // The solver counts half discs in fifties (100 a disc) for the side to move, towards
+        // the objective, with the komi taken off; the score utility's margin is the discs
+        // alone, as at the end and as the network learns it: back to Black's discs.
+        let side = game.side_to_move();
+        let side_sign = if side == Color::Black { 1.0 } else { -1.0 };
+        let objective_sign = if self.rules.spec().objective == Objective::FewestDiscs {
             -1.0
         } else {
             1.0
         };
-        let margin = f64::from(value) / 100.0 + game.komi() * side * objective;
-        let share = (margin / f64::from(self.rules.square_count())) as f32;
+        let black_margin = f64::from(value) / 100.0 * side_sign * objective_sign + game.komi();
+        let share = margin_share(&self.rules, side, black_margin);
         Some(value.signum() as f32 + self.config.score_utility * share)
     }
 

@@ -22,3 +22,9 @@ pub(crate) fn assert_success(output: &std::process::Output) {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// The tiny 6x6 run config of the run crate's tests (one block of 8 channels).
+#[allow(dead_code)] // each test file compiles this module; export.rs has no run
+pub(crate) fn tiny_run_config() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../flipzero-run/tests/tiny.toml")
+}
