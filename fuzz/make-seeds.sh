@@ -6,7 +6,7 @@ set -euo pipefail
 flipzero="${FLIPZERO:-target/release/flipzero}"
 seeds=fuzz/seeds
 rm -rf "$seeds"
-mkdir -p "$seeds"/{position_text,position_diagram,move_list,rules_toml,run_config,arena_config,study_config,agent_spec,obf_lines,gtp_server,nboard_server,shard_file,checkpoint_file}
+mkdir -p "$seeds"/{position_text,position_diagram,move_list,rules_toml,run_config,arena_config,study_config,agent_spec,obf_lines,gtp_server,nboard_server,shard_file,checkpoint_file,web_requests}
 
 # Position text and move lists of every preset (the first byte selects the preset; the high
 # bit asks for 6x6), from its start and after a few moves.
@@ -45,6 +45,15 @@ printf 'protocol_version\nname\nversion\nboardsize 8\nclear_board\nplay b f5\nge
 printf 'list_commands\nboardsize 19\nplay x z9\ngenmove\n12 komi 1.5\nquit\n' > "$seeds/gtp_server/errors"
 printf 'nboard 2\nset depth 1\nset game (;GM[Othello]PC[NBoard]PB[a]PW[b]RE[?]TI[0]TY[8r]BO[8 ---------------------------O*------*O--------------------------- *]B[F5]W[D6];)\nping 1\nhint 3\ngo\nmove c3\nset contempt 0\nlearn\nping 2\n' > "$seeds/nboard_server/session"
 printf 'nboard 2\nset game (;GM[Othello]TY[6]BO[6 --------------O*----*O-------------- *];)\ngo\nset depth 60\nping 7\n' > "$seeds/nboard_server/small"
+
+# Bodies of the web server's requests (the first byte picks which: 0 state, 1 start, 2 save,
+# 3 load).
+start6='--------------OX----XO-------------- X'
+printf '\x00{"variant":"othello","size":6,"opening":"%s","decisions":["c4","b3","a2"]}' "$start6" > "$seeds/web_requests/state"
+printf '\x00{"variant":"rotation","opening":"%s","decisions":["d3x"]}' "$("$flipzero" replay --variant rotation --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["position"])')" > "$seeds/web_requests/state-rotation"
+printf '\x01{"variant":"komi","size":6,"seed":3}' > "$seeds/web_requests/start"
+printf '\x02{"game":{"variant":"othello","size":6,"opening":"%s","decisions":["c4"]},"black":"human","white":"engine"}' "$start6" > "$seeds/web_requests/save"
+printf '\x03{"line":"{\\"variant\\":\\"othello\\",\\"size\\":6,\\"black\\":\\"a\\",\\"white\\":\\"b\\",\\"opening\\":\\"%s\\",\\"decisions\\":\\"c4 b3\\",\\"result\\":\\"*\\",\\"score\\":0,\\"ending\\":\\"unfinished\\"}"}' "$start6" > "$seeds/web_requests/load"
 
 # A shard and a checkpoint of a tiny run (one iteration of the run tests' 1-block, 8-channel
 # 6x6 config).

@@ -2,6 +2,7 @@
 //! engine is checked against, and helpers shared by the integration tests in `tests/`.
 
 pub mod reference;
+pub mod rules_reference;
 
 use flipzero_core::{Bitboard, Geometry, Position, Square};
 use rand::{Rng, SeedableRng};

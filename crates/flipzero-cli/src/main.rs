@@ -49,6 +49,8 @@ enum Command {
     Replay(commands::replay::ReplayArgs),
     /// Plots (PNG and SVG) and a Markdown or HTML page about a learning run.
     Report(commands::report::ReportArgs),
+    /// Serve the web front-end: play, watch and analyse every preset in a browser.
+    Serve(commands::serve::ServeArgs),
     /// Self-play games of the newest checkpoint into the run's shards (a stage of a run).
     Selfplay(commands::learn::SelfPlayArgs),
     /// Solve the positions of an OBF file exactly (standard Othello endgames).
@@ -83,6 +85,7 @@ fn main() -> ExitCode {
         Command::Ladder(args) => commands::ladder::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Loop(args) => commands::learn::run_loop(&args).map(|()| ExitCode::SUCCESS),
         Command::Report(args) => commands::report::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Serve(args) => commands::serve::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Selfplay(args) => commands::learn::self_play(&args).map(|()| ExitCode::SUCCESS),
         Command::Study(args) => commands::study::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Train(args) => commands::learn::train(&args).map(|()| ExitCode::SUCCESS),

@@ -51,6 +51,8 @@ fn trained_checkpoint(rules: &Rules, path: &Path) {
         blocks: 1,
         channels: 8,
         value_hidden: 8,
+        policy_channels: 4,
+        value_channels: 2,
     };
     let train = TrainConfig {
         learning_rate: 1e-2,
@@ -121,8 +123,8 @@ fn metadata_describes_the_decision_set_planes_and_tensors() {
         .iter()
         .find(|tensor| tensor["name"] == "policy.weight")
         .unwrap();
-    // PyTorch layout: [out, in].
-    assert_eq!(policy["shape"], serde_json::json!([75, 72]));
+    // PyTorch layout: [out, in]: 4 policy channels a square.
+    assert_eq!(policy["shape"], serde_json::json!([75, 4 * 36]));
     let vectors = json(&out.join("test-vectors.json"));
     let vectors = vectors["vectors"].as_array().unwrap();
     assert_eq!(vectors.len(), 12);
@@ -160,8 +162,41 @@ fn bad_export_requests_are_refused_by_name() {
         "y",
     ]);
     assert!(
-        stderr.contains("unknown export format `tflite`"),
+        stderr.contains("unknown export format `tflite`: expected onnx, safetensors or web"),
         "{stderr}"
+    );
+}
+
+#[test]
+fn the_web_format_writes_the_onnx_model_and_the_page_beside_it() {
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let checkpoint = dir.path().join("net.ckpt");
+    trained_checkpoint(&rules, &checkpoint);
+    let out = dir.path().join("site");
+    export(&checkpoint, &out, "web");
+    for file in [
+        "model.onnx",
+        "model.json",
+        "test-vectors.json",
+        "index.html",
+        "play.js",
+    ] {
+        assert!(out.join(file).is_file(), "{file}");
+    }
+    // The page's package pins onnxruntime-web, and its lock file holds that version.
+    let package = json(&out.join("package.json"));
+    let version = package["dependencies"]["onnxruntime-web"].as_str().unwrap();
+    let lock = json(&out.join("package-lock.json"));
+    assert_eq!(
+        lock["packages"]["node_modules/onnxruntime-web"]["version"],
+        version
+    );
+    let script = std::fs::read_to_string(out.join("play.js")).unwrap();
+    assert!(script.contains("./node_modules/onnxruntime-web/dist/ort.wasm.min.mjs"));
+    assert!(
+        !out.join("model.safetensors").exists(),
+        "only what the page needs"
     );
 }
 

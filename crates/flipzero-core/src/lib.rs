@@ -32,7 +32,7 @@ pub use bitboard::{Bitboard, U256};
 pub use decision::{Decision, Orientation};
 pub use game::{DecisionError, Game, GameTextError, Phase, StartError};
 pub use geometry::{Geometry, GeometryError, MAX_SIDE, MIN_SIDE, Square, SquareParseError};
-pub use notation::{ReplayError, decision_name, replay};
+pub use notation::{ReplayError, decision_name, replay, replay_decisions};
 pub use perft::{Kernel, perft, perft_parallel, perft_with_kernel};
 pub use position::{Color, MoveError, Outcome, Position, PositionError, Scoring};
 pub use rules::{Preset, Rules, RulesError, RulesSpec};

@@ -206,6 +206,20 @@ pub fn replay<W: Bitboard>(
     start: &Game<W>,
     text: &str,
 ) -> Result<Game<W>, ReplayError> {
+    replay_decisions(rules, start, text).map(|(_, game)| game)
+}
+
+/// Parses a move list against `start`, playing each decision; returns the decisions one by
+/// one (a list may run them together, `f5d6c3`) and the final game.
+///
+/// # Errors
+/// The first decision that does not parse or is not legal, with the reason.
+pub fn replay_decisions<W: Bitboard>(
+    rules: &Rules,
+    start: &Game<W>,
+    text: &str,
+) -> Result<(Vec<Decision>, Game<W>), ReplayError> {
+    let mut decisions = Vec::new();
     let mut game = start.clone();
     let mut rest = text;
     for index in 1.. {
@@ -222,7 +236,8 @@ pub fn replay<W: Bitboard>(
             text: token.to_owned(),
             reason: error.to_string(),
         })?;
+        decisions.push(decision);
         rest = remaining;
     }
-    Ok(game)
+    Ok((decisions, game))
 }

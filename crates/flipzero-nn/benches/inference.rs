@@ -37,6 +37,8 @@ fn config(side: u8, blocks: usize, channels: usize, value_hidden: usize) -> NetC
         blocks,
         channels,
         value_hidden,
+        policy_channels: 2,
+        value_channels: 1,
     }
 }
 

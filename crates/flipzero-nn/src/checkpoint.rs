@@ -112,6 +112,8 @@ fn check_meta(meta: &CheckpointMeta) -> Result<(), String> {
         ("blocks", net.blocks, 128),
         ("channels", net.channels, 1024),
         ("value_hidden", net.value_hidden, 4096),
+        ("policy_channels", net.policy_channels, 256),
+        ("value_channels", net.value_channels, 256),
         ("input_planes", net.input_planes, 1024),
     ];
     for (name, value, most) in limits {

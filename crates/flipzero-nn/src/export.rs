@@ -504,11 +504,17 @@ fn architecture(config: &NetConfig) -> Vec<String> {
         ));
     }
     layers.extend([
-        "p = relu(policy_conv.norm(policy_conv.conv(x)))   (1 x 1, 2 channels), flattened \
-         [batch, 2 * rows * cols] channel-major"
-            .to_owned(),
+        format!(
+            "p = relu(policy_conv.norm(policy_conv.conv(x)))   (1 x 1, {channels} channels), \
+             flattened [batch, {channels} * rows * cols] channel-major",
+            channels = config.policy_channels
+        ),
         "policy_logits = linear policy(p)".to_owned(),
-        "v = relu(value_conv.norm(value_conv.conv(x)))   (1 x 1, 1 channel), flattened".to_owned(),
+        format!(
+            "v = relu(value_conv.norm(value_conv.conv(x)))   (1 x 1, {channels} channels), \
+             flattened [batch, {channels} * rows * cols] channel-major",
+            channels = config.value_channels
+        ),
         "h = relu(linear value_hidden(v))".to_owned(),
         "wdl_logits = linear wdl(h); score = tanh(linear score(h))".to_owned(),
     ]);

@@ -27,6 +27,23 @@ pub struct NetConfig {
     pub channels: usize,
     /// Width of the value heads' hidden layer.
     pub value_hidden: usize,
+    /// Channels of the policy head's 1x1 convolution (AlphaZero's 2).
+    #[serde(default = "default_policy_channels")]
+    pub policy_channels: usize,
+    /// Channels of the value head's 1x1 convolution (AlphaZero's 1: the whole position's
+    /// value has to pass through one number a square).
+    #[serde(default = "default_value_channels")]
+    pub value_channels: usize,
+}
+
+/// The policy head's channels of networks saved before they could be set.
+pub fn default_policy_channels() -> usize {
+    2
+}
+
+/// The value head's channels of networks saved before they could be set.
+pub fn default_value_channels() -> usize {
+    1
 }
 
 /// A 3x3 (or 1x1) convolution followed by batch normalisation (and, in the network, by a
@@ -150,10 +167,11 @@ impl NetConfig {
                     second: ConvNorm::new(self.channels, self.channels, 3, device),
                 })
                 .collect(),
-            policy_conv: ConvNorm::new(self.channels, 2, 1, device),
-            policy: LinearConfig::new(2 * squares, self.decisions).init(device),
-            value_conv: ConvNorm::new(self.channels, 1, 1, device),
-            value_hidden: LinearConfig::new(squares, self.value_hidden).init(device),
+            policy_conv: ConvNorm::new(self.channels, self.policy_channels, 1, device),
+            policy: LinearConfig::new(self.policy_channels * squares, self.decisions).init(device),
+            value_conv: ConvNorm::new(self.channels, self.value_channels, 1, device),
+            value_hidden: LinearConfig::new(self.value_channels * squares, self.value_hidden)
+                .init(device),
             wdl: LinearConfig::new(self.value_hidden, 3).init(device),
             score: LinearConfig::new(self.value_hidden, 1).init(device),
         }
@@ -212,6 +230,8 @@ mod tests {
             blocks: 2,
             channels: 16,
             value_hidden: 8,
+            policy_channels: 2,
+            value_channels: 1,
         }
         .init(device)
     }
@@ -224,6 +244,24 @@ mod tests {
 
     /// Our channels-last kernels against Burn's channels-first modules on flex, in inference,
     /// at batches 3 and 9.
+    #[test]
+    fn configs_saved_before_the_head_widths_load_with_alphazero_heads() {
+        let old = r#"{"input_planes":25,"rows":6,"cols":6,"decisions":37,"blocks":4,"channels":48,"value_hidden":64}"#;
+        let config: NetConfig = serde_json::from_str(old).unwrap();
+        assert_eq!((config.policy_channels, config.value_channels), (2, 1));
+        let wide = NetConfig {
+            policy_channels: 8,
+            value_channels: 4,
+            ..config
+        };
+        let device = Device::default();
+        let output = wide
+            .init(&device)
+            .forward(Tensor::zeros([3, 25, 6, 6], &device));
+        assert_eq!(output.policy_logits.dims(), [3, 37]);
+        assert_eq!(output.wdl_logits.dims(), [3, 3]);
+    }
+
     #[test]
     fn both_layouts_give_the_same_outputs() {
         let device = Device::flex();

@@ -19,6 +19,8 @@ fn meta() -> CheckpointMeta {
             blocks: 1,
             channels: 8,
             value_hidden: 16,
+            policy_channels: 2,
+            value_channels: 1,
         },
         step: 42,
     }

@@ -16,6 +16,8 @@ fn tiny(rules: &flipzero_core::Rules, planes: usize) -> NetConfig {
         blocks: 1,
         channels: 8,
         value_hidden: 16,
+        policy_channels: 2,
+        value_channels: 1,
     }
 }
 

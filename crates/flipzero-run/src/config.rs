@@ -46,6 +46,12 @@ pub struct NetworkSection {
     pub channels: usize,
     /// Width of the value heads' hidden layer.
     pub value_hidden: usize,
+    /// Channels of the policy head's 1x1 convolution.
+    #[serde(default = "flipzero_nn::net::default_policy_channels")]
+    pub policy_channels: usize,
+    /// Channels of the value head's 1x1 convolution.
+    #[serde(default = "flipzero_nn::net::default_value_channels")]
+    pub value_channels: usize,
 }
 
 /// Self-play settings.
@@ -331,6 +337,8 @@ impl RunConfig {
         within("network.blocks", network.blocks, 0, 64)?;
         within("network.channels", network.channels, 1, 1024)?;
         within("network.value_hidden", network.value_hidden, 1, 4096)?;
+        within("network.policy_channels", network.policy_channels, 1, 256)?;
+        within("network.value_channels", network.value_channels, 1, 256)?;
         let play = &self.selfplay;
         within(
             "selfplay.games_per_iteration",
@@ -467,6 +475,8 @@ impl ValidConfig {
             blocks: self.config.network.blocks,
             channels: self.config.network.channels,
             value_hidden: self.config.network.value_hidden,
+            policy_channels: self.config.network.policy_channels,
+            value_channels: self.config.network.value_channels,
         }
     }
 }

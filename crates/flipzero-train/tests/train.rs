@@ -41,6 +41,8 @@ fn tiny_net(rules: &Rules, channels: usize) -> NetConfig {
         blocks: 1,
         channels,
         value_hidden: channels,
+        policy_channels: 2,
+        value_channels: 1,
     }
 }
 

@@ -238,6 +238,22 @@ fn sacrifice_ko_and_repetition_draw() {
 }
 
 #[test]
+fn a_sacrifice_position_read_from_text_is_its_first_occurrence() {
+    // The text carries no history: the position read counts once, as a game's start does,
+    // so the same cycle draws at the same point from the game and from its text.
+    let sacrifice = rules(Preset::Sacrifice);
+    let after_e4 = play(&sacrifice, "e4");
+    let read = Game::<u64>::from_text(&sacrifice, &after_e4.to_text(&sacrifice)).unwrap();
+    let cycle = "d4 d5 e4 d4 d5 e4";
+    for game in [after_e4, read] {
+        let almost = replay(&sacrifice, &game, &format!("{cycle} {cycle}")).unwrap();
+        assert!(!almost.is_over());
+        let drawn = replay(&sacrifice, &almost, cycle).unwrap();
+        assert_eq!(drawn.outcome(&sacrifice), Some(Outcome::Draw));
+    }
+}
+
+#[test]
 fn reversi_ii_places_the_opponents_colour_every_other_move() {
     let reversi_ii = rules(Preset::ReversiII);
     let game = play(&reversi_ii, "f5 d6");

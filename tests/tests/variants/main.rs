@@ -5,6 +5,7 @@ mod conformance;
 mod golden;
 mod perft;
 mod presets;
+mod reference_games;
 mod validation;
 
 use flipzero_core::{Preset, Rules};

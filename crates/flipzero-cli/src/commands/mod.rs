@@ -13,6 +13,7 @@ pub(crate) mod perft;
 pub(crate) mod play;
 pub(crate) mod replay;
 pub(crate) mod report;
+pub(crate) mod serve;
 pub(crate) mod solve;
 pub(crate) mod study;
 pub(crate) mod tune;

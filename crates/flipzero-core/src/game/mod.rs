@@ -1070,7 +1070,11 @@ impl<W: Bitboard> Game<W> {
                 if next.over {
                     return next;
                 }
-                if next.neutralisable(rules, swapped).is_empty() {
+                // Neither swapped square may turn neutral: the turn ends when no other does.
+                if next
+                    .neutralisable(rules, swapped | W::square(square.index()))
+                    .is_empty()
+                {
                     next.end_turn(rules, false);
                 }
             }

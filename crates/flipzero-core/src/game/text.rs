@@ -469,6 +469,11 @@ impl<W: Bitboard> Game<W> {
                 "no decision is legal in this state and the game is not over: no game reaches it",
             ));
         }
+        // The position read is a turn start that has occurred once, as at a game's start: the
+        // repetition rule counts it (the earlier history is not part of the text).
+        if game.phase == Phase::TurnStart && !game.over {
+            game.record_turn_start(rules);
+        }
         Ok(game)
     }
 }
