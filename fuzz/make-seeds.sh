@@ -50,7 +50,7 @@ printf 'nboard 2\nset game (;GM[Othello]TY[6]BO[6 --------------O*----*O--------
 # 3 load).
 start6='--------------OX----XO-------------- X'
 printf '\x00{"variant":"othello","size":6,"opening":"%s","decisions":["c4","b3","a2"]}' "$start6" > "$seeds/web_requests/state"
-printf '\x00{"variant":"rotation","opening":"%s","decisions":["d3x"]}' "$("$flipzero" replay --variant rotation --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["position"])')" > "$seeds/web_requests/state-rotation"
+printf '\x00{"variant":"rotation","opening":"%s","decisions":["d3+","x"]}' "$("$flipzero" replay --variant rotation --moves "" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["position"])')" > "$seeds/web_requests/state-rotation"
 printf '\x01{"variant":"komi","size":6,"seed":3}' > "$seeds/web_requests/start"
 printf '\x02{"game":{"variant":"othello","size":6,"opening":"%s","decisions":["c4"]},"black":"human","white":"engine"}' "$start6" > "$seeds/web_requests/save"
 printf '\x03{"line":"{\\"variant\\":\\"othello\\",\\"size\\":6,\\"black\\":\\"a\\",\\"white\\":\\"b\\",\\"opening\\":\\"%s\\",\\"decisions\\":\\"c4 b3\\",\\"result\\":\\"*\\",\\"score\\":0,\\"ending\\":\\"unfinished\\"}"}' "$start6" > "$seeds/web_requests/load"
