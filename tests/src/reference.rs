@@ -15,7 +15,8 @@ pub struct ReferenceBoard {
     side_to_move: Color,
 }
 
-const DIRECTIONS: [(isize, isize); 8] = [
+/// The eight directions, as (row step, column step).
+pub(crate) const DIRECTIONS: [(isize, isize); 8] = [
     (-1, -1),
     (-1, 0),
     (-1, 1),

@@ -94,16 +94,7 @@ pub enum Ply4 {
     Must,
 }
 
-const DIRECTIONS: [(i32, i32); 8] = [
-    (-1, -1),
-    (-1, 0),
-    (-1, 1),
-    (0, -1),
-    (0, 1),
-    (1, -1),
-    (1, 0),
-    (1, 1),
-];
+use crate::reference::DIRECTIONS;
 
 /// The occurrence of a turn start that ends a sacrifice game as a draw.
 const REPETITION_DRAW: u32 = 4;
@@ -440,9 +431,9 @@ impl ReferenceGame {
 
     /// The squares from `square` along a direction, nearest first: to the edge, or on a torus
     /// round the board until just before the line would come back to `square`.
-    fn ray(&self, square: usize, (dr, dc): (i32, i32)) -> Vec<usize> {
-        let side = self.side as i32;
-        let (row, col) = ((square / self.side) as i32, (square % self.side) as i32);
+    fn ray(&self, square: usize, (dr, dc): (isize, isize)) -> Vec<usize> {
+        let side = self.side as isize;
+        let (row, col) = ((square / self.side) as isize, (square % self.side) as isize);
         let mut squares = Vec::new();
         for step in 1..side {
             let (mut r, mut c) = (row + dr * step, col + dc * step);
@@ -464,7 +455,7 @@ impl ReferenceGame {
         &self,
         square: usize,
         colour: Cell,
-        directions: impl Iterator<Item = (i32, i32)>,
+        directions: impl Iterator<Item = (isize, isize)>,
         pivot: impl Fn(usize) -> bool,
     ) -> Vec<usize> {
         let mut turned = Vec::new();
@@ -626,6 +617,14 @@ impl ReferenceGame {
             }
             return;
         }
+        // A pass is a turn of its own under every rule; it clears the ko.
+        if name == "pass" {
+            self.passes += 1;
+            self.ko = None;
+            self.end_turn();
+            return;
+        }
+        self.passes = 0;
         if let ReferenceRules::Neuversi { .. } = self.rules {
             self.play_neuversi(name);
             return;
@@ -638,80 +637,66 @@ impl ReferenceGame {
             self.rules,
             ReferenceRules::Rotation | ReferenceRules::ReversiII { .. }
         ) {
-            if name == "pass" {
-                self.passes += 1;
+            let (square, option, colour, mut turned) = self
+                .placements(mover)
+                .into_iter()
+                .find(|(square, option, _, _)| self.placement_name(*square, *option) == name)
+                .expect("a legal name is a placement");
+            for &disc in &turned {
+                self.cells[disc] = colour;
+            }
+            self.cells[square] = colour;
+            if let ReferenceRules::ReversiII { free } = self.rules {
+                let slot = usize::from(colour != mover);
+                self.colour_supply[index][slot] -= 1;
+                if !free {
+                    // The next disc is of the other colour than this one.
+                    self.next_colour[index] = colour.other();
+                }
             } else {
-                let (square, option, colour, mut turned) = self
-                    .placements(mover)
-                    .into_iter()
-                    .find(|(square, option, _, _)| self.placement_name(*square, *option) == name)
-                    .expect("a legal name is a placement");
-                for &disc in &turned {
-                    self.cells[disc] = colour;
-                }
-                self.cells[square] = colour;
-                self.passes = 0;
-                if let ReferenceRules::ReversiII { free } = self.rules {
-                    let slot = usize::from(colour != mover);
-                    self.colour_supply[index][slot] -= 1;
-                    if !free {
-                        // The next disc is of the other colour than this one.
-                        self.next_colour[index] = colour.other();
-                    }
-                } else {
-                    self.cross[square] = option == 1;
-                    turned.sort_unstable();
-                    self.to_orient = turned;
-                }
+                self.cross[square] = option == 1;
+                turned.sort_unstable();
+                self.to_orient = turned;
             }
             if !self.is_mid_turn() {
                 self.end_turn();
             }
             return;
         }
-        if name == "pass" {
-            self.passes += 1;
-            self.ko = None;
+        let square = self.square_named(name);
+        if self.cells[square] == mover {
+            // A sacrifice: the disc turns; the opponent may not turn it straight back.
+            self.cells[square] = mover.other();
+            self.ko = Some(square);
         } else {
-            let square = (0..self.cells.len())
-                .find(|&s| self.name(s) == name)
-                .expect("a legal name is a square");
-            self.passes = 0;
-            if self.cells[square] == mover {
-                // A sacrifice: the disc turns; the opponent may not turn it straight back.
-                self.cells[square] = mover.other();
-                self.ko = Some(square);
-            } else {
-                // Classic reversi's opening discs on the centre squares flip nothing.
-                let opening_centre = matches!(self.rules, ReferenceRules::ClassicReversi { .. })
-                    && self.turns <= 3
-                    && self.centre().contains(&square);
-                if !opening_centre {
-                    for turned in self.flanked(square, mover) {
-                        self.cells[turned] = mover;
-                    }
+            // Classic reversi's opening discs on the centre squares flip nothing.
+            let opening_centre = matches!(self.rules, ReferenceRules::ClassicReversi { .. })
+                && self.turns <= 3
+                && self.centre().contains(&square);
+            if !opening_centre {
+                for turned in self.flanked(square, mover) {
+                    self.cells[turned] = mover;
                 }
-                self.cells[square] = mover;
-                self.supply[index] = self.supply[index].saturating_sub(1);
-                self.ko = None;
-                // No earlier position can come back after a placement.
-                self.seen.clear();
             }
+            self.cells[square] = mover;
+            self.supply[index] = self.supply[index].saturating_sub(1);
+            self.ko = None;
+            // No earlier position can come back after a placement.
+            self.seen.clear();
         }
         self.end_turn();
     }
 
+    /// The square called `name`.
+    fn square_named(&self, name: &str) -> usize {
+        (0..self.cells.len())
+            .find(|&s| self.name(s) == name)
+            .expect("a legal name is a square")
+    }
+
     fn play_neuversi(&mut self, name: &str) {
         let mover = self.mover;
-        if name == "pass" {
-            self.passes += 1;
-            self.end_turn();
-            return;
-        }
-        self.passes = 0;
-        let square = (0..self.cells.len())
-            .find(|&s| self.name(s) == name)
-            .expect("a legal name is a square");
+        let square = self.square_named(name);
         match self.stage {
             None => {
                 let swap = self.cells[square] == Cell::Neutral;
@@ -747,15 +732,7 @@ impl ReferenceGame {
     }
 
     fn play_biversi(&mut self, name: &str) {
-        if name == "pass" {
-            self.passes += 1;
-            self.end_turn();
-            return;
-        }
-        self.passes = 0;
-        let square = (0..self.cells.len())
-            .find(|&s| self.name(s) == name)
-            .expect("a legal name is a square");
+        let square = self.square_named(name);
         let flipped = self.flanked(square, self.mover);
         // The placed disc joins group A when it flips a disc of A; flipped discs keep theirs.
         let joins_a = flipped.iter().any(|&disc| self.group_a[disc]);
