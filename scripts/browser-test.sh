@@ -4,9 +4,10 @@
 # crates/flipzero-web/browser/package-lock.json), starts `flipzero serve` on a free port with
 # the checkpoints of a tiny 6x6 run as its models, and runs
 # crates/flipzero-web/browser/page.test.mjs against it: a 6x6 game played to its end by
-# clicks, an illegal click refused with the server's reason, a rotation turn with its
-# orientation, a komi game through its bids, a saved game loaded back and replayed, the
-# engine's and the network's analysis, an MCTS agent with the checkpoint; then the page of
+# clicks, an illegal click refused with the server's reason, undo, a rotation turn with its
+# orientation, a komi game through its bids, the first eight decisions of every preset, a
+# saved game loaded back and replayed, the engine's and the network's analysis, an MCTS
+# agent with the checkpoint; then the page of
 # `flipzero export --format web` (onnxruntime-web installed by `npm ci` from its lock file)
 # against test-vectors.json and in a game. It takes the README's screenshots
 # (docs/images/web-*.png).

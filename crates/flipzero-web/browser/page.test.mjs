@@ -94,6 +94,23 @@ await test("an illegal click is refused with the server's reason", async (page) 
   assert.equal(await page.locator("#board .disc").count(), 4);
 });
 
+await test("undo takes back to the human's last decision", async (page) => {
+  await newGame(page, { white: "engine:depth=1" });
+  for (let move = 0; move < 2; move++) {
+    await page.locator("#board .cell.legal").first().click();
+    await settled(page);
+  }
+  // Two moves of Black's and the engine's two replies.
+  assert.equal(await page.locator("#history li").count(), 4);
+  await page.click("#undo");
+  await settled(page);
+  // Back before Black's second move: the engine's reply to it is taken back too.
+  assert.equal(await page.locator("#history li").count(), 2);
+  assert.equal(await page.locator("#board .disc").count(), 6);
+  assert.match(await prompt(page), /^Black to move/);
+  assert.match(await page.textContent("#message"), /taken back/);
+});
+
 await test("a rotation turn with its orientation", async (page) => {
   await newGame(page, { variant: "rotation", size: "8" });
   const idle = () => page.waitForFunction(() => document.body.dataset.pending === "0");
@@ -145,6 +162,34 @@ await test("a komi game through its bids", async (page) => {
   assert.doesNotMatch(await prompt(page), /bids/);
   assert.match(await page.textContent("#score"), /komi/);
   assert.deepEqual(await page.locator("#history li").allTextContents(), ["bid+3", "bid-1"]);
+});
+
+await test("every preset plays its first decisions through the same page", async (page) => {
+  await newGame(page);
+  const variants = await page.locator("#variant option").evaluateAll((options) => options.map((o) => o.value));
+  assert.equal(variants.length, 17);
+  for (const variant of variants) {
+    await page.selectOption("#variant", variant);
+    await settled(page);
+    // Eight decisions by clicks: a square (choosing its first option where it has several),
+    // else a decision button (a pass, an orientation), else the first of a long list (bids).
+    for (let decision = 0; decision < 8 && (await prompt(page)) !== "game over"; decision++) {
+      const legal = page.locator("#board .cell.legal");
+      if ((await legal.count()) > 0) {
+        const several = (await legal.first().getAttribute("data-choices")) !== "1";
+        await legal.first().click();
+        if (several) await page.locator("#decisions button.decision").first().click();
+      } else if ((await page.locator("#decision-list").count()) > 0) {
+        await page.click("#decisions button:text-is('Play')");
+      } else {
+        await page.locator("#decisions button.decision").first().click();
+      }
+      await settled(page);
+      assert.doesNotMatch((await page.getAttribute("#message", "class")) || "", /error/, `${variant}: ${await page.textContent("#message")}`);
+    }
+    const played = await page.locator("#history li").count();
+    assert.ok(played === 8 || (await prompt(page)) === "game over", `${variant}: ${played} decisions`);
+  }
 });
 
 await test("a saved game loads back and replays move by move", async (page) => {
