@@ -96,14 +96,7 @@ fn agent_factory(
                     "solve leaves with more than {MOST_SOLVE_EMPTIES} empty squares"
                 )));
             }
-            if mcts
-                .time
-                .is_some_and(|time| time.as_secs_f64() > MOST_SECONDS)
-            {
-                return Err(too_much(&format!(
-                    "think over {MOST_SECONDS} seconds a decision"
-                )));
-            }
+            check_time(mcts.time)?;
             if let Some(name) = &mcts.checkpoint {
                 let name = name.to_string_lossy();
                 let net = models.network(&name, rules, device)?;
@@ -123,15 +116,17 @@ fn agent_factory(
     AgentFactory::new(&spec, rules, device).map_err(|error| ApiError::bad(error.to_string()))
 }
 
-fn check_search(config: &SearchConfig) -> Result<(), ApiError> {
-    if config
-        .time
-        .is_some_and(|time| time.as_secs_f64() > MOST_SECONDS)
-    {
+fn check_time(time: Option<Duration>) -> Result<(), ApiError> {
+    if time.is_some_and(|time| time.as_secs_f64() > MOST_SECONDS) {
         return Err(too_much(&format!(
             "think over {MOST_SECONDS} seconds a decision"
         )));
     }
+    Ok(())
+}
+
+fn check_search(config: &SearchConfig) -> Result<(), ApiError> {
+    check_time(config.time)?;
     if config.solve_empties > MOST_SOLVE_EMPTIES || config.end_search_empties > MOST_SOLVE_EMPTIES {
         return Err(too_much(&format!(
             "solve positions with more than {MOST_SOLVE_EMPTIES} empty squares"
