@@ -105,25 +105,30 @@ function shownCount() {
   return cursor === null ? game.decisions.length : cursor;
 }
 
-async function newGame() {
+// Asks the server for a state and plays on from it (agents move, analysis), unless a newer
+// new game, move or load came while the answer was on its way.
+async function playFrom(ask, failurePrefix) {
   const mine = ++generation;
-  cursor = null;
   try {
-    const started = await call("/api/start", {
-      variant: $("variant").value,
-      size: Number($("size").value),
-      seed: Math.max(0, Math.floor(Number($("seed").value) || 0)),
-    });
-    // A later request (another new game, a size changed meanwhile) wins.
+    const next = await ask();
     if (mine !== generation) return;
-    view = started;
+    view = next;
     game = view.game;
     say("");
     render();
     await advance();
   } catch (error) {
-    say(error.message, "error");
+    if (mine === generation) say(`${failurePrefix}${error.message}`, "error");
   }
+}
+
+async function newGame() {
+  cursor = null;
+  await playFrom(() => call("/api/start", {
+    variant: $("variant").value,
+    size: Number($("size").value),
+    seed: Math.max(0, Math.floor(Number($("seed").value) || 0)),
+  }), "");
 }
 
 // Lets agents play while an agent has the seat to move; a human seat stops the loop.
@@ -161,19 +166,7 @@ async function play(name) {
     say(`${player(view.seat)} has the move`, "error");
     return;
   }
-  const mine = ++generation;
-  try {
-    const next = await call("/api/state", { ...game, decisions: [...game.decisions, name] });
-    // A new game or a load while the answer was coming: it belongs to the old game.
-    if (mine !== generation) return;
-    view = next;
-    game = view.game;
-    say("");
-    render();
-    await advance();
-  } catch (error) {
-    if (mine === generation) say(`not played: ${error.message}`, "error");
-  }
+  await playFrom(() => call("/api/state", { ...game, decisions: [...game.decisions, name] }), "not played: ");
 }
 
 function clickSquare(square) {
