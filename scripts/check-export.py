@@ -69,11 +69,12 @@ def check_onnx(directory, meta, inputs, expected, tolerance):
     return compare(f"onnxruntime batch 1", single, expected, tolerance) and ok
 
 
-def convolution(x, weight):
-    """Stride 1, zero padding (k - 1) / 2, no bias; weight [out, in, k, k]."""
+def convolution(x, weight, torus):
+    """Stride 1, padding (k - 1) / 2, no bias; weight [out, in, k, k]. The padding is zeros,
+    or on a torus the opposite edge's squares."""
     kernel = weight.shape[2]
     pad = (kernel - 1) // 2
-    padded = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    padded = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)), mode="wrap" if torus else "constant")
     rows, cols = x.shape[2], x.shape[3]
     out = np.zeros((x.shape[0], weight.shape[0], rows, cols), dtype=np.float64)
     for dr in range(kernel):
@@ -83,8 +84,8 @@ def convolution(x, weight):
     return out
 
 
-def conv_norm(x, w, prefix):
-    y = convolution(x, w[f"{prefix}.conv.weight"])
+def conv_norm(x, w, prefix, torus):
+    y = convolution(x, w[f"{prefix}.conv.weight"], torus)
     shape = (1, -1, 1, 1)
     mean = w[f"{prefix}.norm.running_mean"].reshape(shape)
     variance = w[f"{prefix}.norm.running_var"].reshape(shape)
@@ -101,15 +102,16 @@ def relu(x):
     return np.maximum(x, 0.0)
 
 
-def numpy_forward(w, blocks, inputs):
+def numpy_forward(w, network, inputs):
     """The forward pass of model.json's `architecture`, in float64."""
-    x = relu(conv_norm(inputs.astype(np.float64), w, "stem"))
-    for block in range(blocks):
-        inner = relu(conv_norm(x, w, f"tower.{block}.first"))
-        x = relu(conv_norm(inner, w, f"tower.{block}.second") + x)
+    torus = network.get("torus", False)
+    x = relu(conv_norm(inputs.astype(np.float64), w, "stem", torus))
+    for block in range(network["blocks"]):
+        inner = relu(conv_norm(x, w, f"tower.{block}.first", torus))
+        x = relu(conv_norm(inner, w, f"tower.{block}.second", torus) + x)
     batch = x.shape[0]
-    policy = relu(conv_norm(x, w, "policy_conv")).reshape(batch, -1)
-    value = relu(conv_norm(x, w, "value_conv")).reshape(batch, -1)
+    policy = relu(conv_norm(x, w, "policy_conv", torus)).reshape(batch, -1)
+    value = relu(conv_norm(x, w, "value_conv", torus)).reshape(batch, -1)
     hidden = relu(linear(value, w, "value_hidden"))
     return {
         "policy_logits": linear(policy, w, "policy"),
@@ -127,7 +129,7 @@ def check_safetensors(directory, meta, inputs, expected, tolerance):
     if {k: list(v.shape) for k, v in weights.items()} != listed:
         print("FAIL safetensors: the tensors differ from those model.json lists")
         ok = False
-    got = numpy_forward(weights, meta["network"]["blocks"], inputs)
+    got = numpy_forward(weights, meta["network"], inputs)
     got = {k: v.astype(np.float32) for k, v in got.items()}
     return compare("safetensors + numpy forward", got, expected, tolerance) and ok
 

@@ -53,6 +53,7 @@ fn trained_checkpoint(rules: &Rules, path: &Path) {
         value_hidden: 8,
         policy_channels: 4,
         value_channels: 2,
+        torus: rules.is_torus(),
     };
     let train = TrainConfig {
         learning_rate: 1e-2,
@@ -106,7 +107,7 @@ fn metadata_describes_the_decision_set_planes_and_tensors() {
     assert_eq!(decisions[72]["kind"], "pass");
     assert_eq!(decisions[73]["name"], "+");
     assert_eq!(decisions[74]["kind"], "orient");
-    assert_eq!(meta["encoder"]["planes"].as_array().unwrap().len(), 25);
+    assert_eq!(meta["encoder"]["planes"].as_array().unwrap().len(), 26);
     assert_eq!(meta["encoder"]["planes"][3]["name"], "own-cross");
     assert_eq!(meta["network"]["channels"], 8);
     let tensors: Vec<&str> = meta["safetensors"]["tensors"]
@@ -130,7 +131,7 @@ fn metadata_describes_the_decision_set_planes_and_tensors() {
     assert_eq!(vectors.len(), 12);
     assert_eq!(vectors[0]["moves"], "");
     for vector in vectors {
-        assert_eq!(vector["planes"].as_array().unwrap().len(), 25 * 36);
+        assert_eq!(vector["planes"].as_array().unwrap().len(), 26 * 36);
         assert_eq!(vector["policy_logits"].as_array().unwrap().len(), 75);
         assert!(!vector["legal"].as_array().unwrap().is_empty());
     }
@@ -252,6 +253,7 @@ fn exported_models_match_burn_in_onnxruntime_and_numpy() {
         Preset::Komi,
         Preset::Rotation,
         Preset::ReversiIIFree,
+        Preset::Biversi,
     ];
     for preset in presets {
         let rules = preset.rules(Some(6)).unwrap();

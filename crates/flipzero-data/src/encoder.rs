@@ -1,6 +1,6 @@
 //! The network input: planes of the board seen by the side to move, then constant planes
 //! that carry the rules' global state (komi, each player's supplies of each colour, the colour
-//! each places next, turn phase, a pending bid).
+//! each places next, turn phase, a pending bid, how often the position has occurred).
 //!
 //! The layout is versioned by [`ENCODER_VERSION`]: shards, checkpoints and exported models
 //! record it, and any change to the planes below must raise it.
@@ -10,10 +10,10 @@ use flipzero_core::{Bitboard, Color, Decision, Game, Phase, Rules, Symmetry};
 use ndarray::{Array1, Array3, ArrayViewMut3};
 
 /// Version of the plane layout below.
-pub const ENCODER_VERSION: u32 = 3;
+pub const ENCODER_VERSION: u32 = 4;
 
 /// The planes, in order: name and meaning.
-pub const PLANES: [(&str, &str); 25] = [
+pub const PLANES: [(&str, &str); 26] = [
     ("own", "discs of the side to move"),
     ("opponent", "discs of the other side"),
     ("neutral", "neutral discs (neuversi)"),
@@ -83,6 +83,11 @@ pub const PLANES: [(&str, &str); 25] = [
     (
         "first-in-group-a",
         "1 when biversi's first placement of the turn joined group A (constant)",
+    ),
+    (
+        "repetitions",
+        "earlier occurrences of this position at a turn start / the repetition limit \
+         (sacrifice: the limit's next occurrence draws; constant)",
     ),
 ];
 
@@ -184,6 +189,9 @@ impl Encoder {
             }
             _ => 0.0,
         };
+        let repetitions = self.rules.spec().sacrifice.map_or(0.0, |sacrifice| {
+            game.earlier_occurrences() as f32 / f32::from(sacrifice.repetition_limit)
+        });
         let phase = game.phase();
         let constants = [
             komi / squares,
@@ -209,6 +217,7 @@ impl Encoder {
                     first_in_group_a: true
                 }
             ))),
+            repetitions,
         ];
         for (offset, value) in constants.into_iter().enumerate() {
             out.index_axis_mut(ndarray::Axis(0), sets.len() + offset)

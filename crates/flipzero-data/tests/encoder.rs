@@ -1,7 +1,7 @@
 //! The input encoding against hand-checked planes, and its symmetry and perspective laws on
 //! random positions of every preset.
 
-use flipzero_core::{Bitboard, Decision, Game, Phase, Preset, Rules, Symmetry, with_width};
+use flipzero_core::{Bitboard, Color, Decision, Game, Phase, Preset, Rules, Symmetry, with_width};
 use flipzero_data::encoder::PLANES;
 use flipzero_data::{Encoder, legal_mask, policy_permutation};
 use ndarray::{Array3, Axis};
@@ -137,6 +137,60 @@ fn reversi_ii_supplies_and_next_colours_are_visible() {
     let planes = encoder.encode(&after);
     assert_eq!(constant(&planes, "opponent-places-other"), 0.0);
     assert_eq!(constant(&planes, "own-places-other"), 0.0);
+}
+
+#[test]
+fn sacrifice_repetitions_are_visible_and_hashed() {
+    // e4 d4 d5 e4 d4 d5 brings back the start board, so after e4 and after that cycle and e4
+    // again the board, the side to move and the ko are the same; the second is the position's
+    // second occurrence, two more of which draw (repetition limit 3).
+    let rules = Preset::Sacrifice.rules(None).unwrap();
+    let encoder = Encoder::new(&rules);
+    let start = Game::<u64>::start(&rules);
+    let replay = |line: &str| flipzero_core::notation::replay(&rules, &start, line).unwrap();
+    let first = replay("e4");
+    let second = replay("e4 d4 d5 e4 d4 d5 e4");
+    let seen = |game: &Game<u64>| {
+        let discs = (game.discs(Color::Black), game.discs(Color::White));
+        (discs, game.side_to_move(), game.ko())
+    };
+    assert_eq!(seen(&first), seen(&second));
+    assert_eq!(
+        (first.earlier_occurrences(), second.earlier_occurrences()),
+        (0, 1)
+    );
+    let repetitions = |game: &Game<u64>| plane(&encoder.encode(game), "repetitions")[(0, 0)];
+    assert_eq!(repetitions(&first), 0.0);
+    assert_eq!(repetitions(&second), 1.0 / 3.0);
+    assert_ne!(encoder.encode(&first), encoder.encode(&second));
+    assert_ne!(first.hash(), second.hash());
+    // A placement clears the record (no earlier position can come back): from there on the
+    // two games look alike again.
+    let placed = |game: &Game<u64>| {
+        let square = game
+            .legal_decisions(&rules)
+            .into_iter()
+            .find(|decision| {
+                let next = game.play_unchecked(&rules, *decision);
+                next.empty().count() < game.empty().count()
+            })
+            .unwrap();
+        game.play_unchecked(&rules, square)
+    };
+    let (first, second) = (placed(&first), placed(&second));
+    assert_eq!(seen(&first), seen(&second));
+    assert_eq!(
+        (first.earlier_occurrences(), second.earlier_occurrences()),
+        (0, 0)
+    );
+    assert_eq!(encoder.encode(&first), encoder.encode(&second));
+    // Under rules without the repetition rule the plane stays 0.
+    let othello = Preset::Othello.rules(None).unwrap();
+    let start = Game::<u64>::start(&othello);
+    assert_eq!(
+        plane(&Encoder::new(&othello).encode(&start), "repetitions").sum(),
+        0.0
+    );
 }
 
 /// The game after random decisions.

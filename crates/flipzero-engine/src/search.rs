@@ -25,6 +25,17 @@ use crate::solver::{Goal, solve_for, solve_one_best};
 
 /// The depth of a search that runs to the end of the game.
 const TO_THE_END: u32 = u32::MAX;
+
+/// The depth left below `child`, depth counting turns (docs/RULES.md section 6): a decision
+/// that leaves the mover's turn unfinished (an orientation, a second placement, a swap) uses
+/// none, so that depth N is N turns in every preset.
+fn depth_after<W: Bitboard>(depth: u32, child: &Game<W>) -> u32 {
+    if depth == TO_THE_END || depth == 0 || child.is_mid_turn() {
+        depth
+    } else {
+        depth - 1
+    }
+}
 /// Limits are checked once every this many nodes (a power of two).
 const LIMIT_CHECK_INTERVAL: u64 = 1024;
 /// Below this remaining depth children are ordered by history alone: evaluating each one
@@ -34,7 +45,7 @@ const EVAL_ORDERING_DEPTH: u32 = 2;
 /// How the player searches.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchConfig {
-    /// Deepest iteration, in decisions.
+    /// Deepest iteration, in turns (all of one player's decisions before the other moves).
     pub depth: u32,
     /// Stop after about this many nodes; the last finished iteration decides.
     pub nodes: Option<u64>,
@@ -469,16 +480,12 @@ impl<W: Bitboard> Engine<W> {
             }
             hint = entry.best;
         }
-        let child_depth = if depth == TO_THE_END {
-            depth
-        } else {
-            depth - 1
-        };
         let children = self.ordered_children(game, depth, hint);
         let original_alpha = alpha;
         let mut best = i32::MIN;
         let mut best_index = 0;
         for (rank, (decision, child)) in children.iter().enumerate() {
+            let child_depth = depth_after(depth, child);
             let value = if rank == 0 {
                 self.child_value(game, child, child_depth, alpha, beta)
             } else {
@@ -536,15 +543,11 @@ impl<W: Bitboard> Engine<W> {
         depth: u32,
         margin: i32,
     ) -> Option<Vec<(Decision, i32)>> {
-        let child_depth = if depth == TO_THE_END {
-            depth
-        } else {
-            depth - 1
-        };
         let infinity = 4 * self.rule_win();
         let mut best = -infinity;
         let mut values = Vec::with_capacity(moves.len());
         for (rank, (decision, child)) in moves.iter().enumerate() {
+            let child_depth = depth_after(depth, child);
             let value = if rank == 0 {
                 self.child_value(game, child, child_depth, -infinity, infinity)
             } else {
@@ -755,7 +758,7 @@ impl<W: Bitboard> Engine<W> {
             .into_iter()
             .map(|decision| {
                 let child = game.play_unchecked(&self.rules, decision);
-                let (value, exact) = self.value(&child, depth.saturating_sub(1));
+                let (value, exact) = self.value(&child, depth_after(depth, &child));
                 let value = if game.same_player_to_move(&child) {
                     value
                 } else {
@@ -773,8 +776,8 @@ impl<W: Bitboard> Engine<W> {
     }
 }
 
-/// Plain minimax over decisions to `depth` with the engine's evaluation: the slow reference
-/// the alpha-beta search is tested against.
+/// Plain minimax over decisions to `depth` turns with the engine's evaluation: the slow
+/// reference the alpha-beta search is tested against.
 pub fn minimax<W: Bitboard>(engine: &Engine<W>, game: &Game<W>, depth: u32) -> i32 {
     if game.is_over() {
         return engine.terminal_value(game);
@@ -786,7 +789,7 @@ pub fn minimax<W: Bitboard>(engine: &Engine<W>, game: &Game<W>, depth: u32) -> i
         .into_iter()
         .map(|decision| {
             let child = game.play_unchecked(&engine.rules, decision);
-            let value = minimax(engine, &child, depth - 1);
+            let value = minimax(engine, &child, depth_after(depth, &child));
             if game.same_player_to_move(&child) {
                 value
             } else {

@@ -72,6 +72,65 @@ fn alpha_beta_equals_minimax_on_every_preset() {
     }
 }
 
+/// Every position at the end of the mover's turn from `game`: the decisions after which the
+/// same player moves again belong to the turn (read from the side to move, not from the
+/// engine's own test of an unfinished turn).
+fn turn_ends<W: Bitboard>(rules: &Rules, game: &Game<W>) -> Vec<Game<W>> {
+    game.legal_decisions(rules)
+        .into_iter()
+        .flat_map(|decision| {
+            let child = game.play_unchecked(rules, decision);
+            if !child.is_over() && game.same_player_to_move(&child) {
+                turn_ends(rules, &child)
+            } else {
+                vec![child]
+            }
+        })
+        .collect()
+}
+
+/// A depth-1 search looks exactly one turn ahead in every preset: its value is the best of
+/// the evaluations at the turn's ends, however many decisions the turn takes. Komi is left
+/// out: there a bid can be followed by the same player's first move, a turn of its own.
+#[test]
+fn depth_counts_turns_on_every_preset() {
+    let mut multi_decision_turns = 0;
+    for (preset, rules) in small_presets()
+        .into_iter()
+        .filter(|(preset, _)| !matches!(preset, Preset::Komi))
+    {
+        with_width!(rules.square_count(), W => {
+            let mut player = engine::<W>(&rules, SearchConfig::default());
+            for seed in 0..6 {
+                let mut game = random_game::<W>(&rules, seed, 2 + seed as usize * 3);
+                let mut rng = ChaCha8Rng::seed_from_u64(seed);
+                while game.is_mid_turn() {
+                    let legal = game.legal_decisions(&rules);
+                    game = game.play_unchecked(&rules, legal[rng.random_range(0..legal.len())]);
+                }
+                if game.is_over() {
+                    continue;
+                }
+                let ends = turn_ends(&rules, &game);
+                if ends.len() > game.legal_decisions(&rules).len() {
+                    multi_decision_turns += 1;
+                }
+                let best = ends
+                    .iter()
+                    .map(|end| {
+                        let value = minimax(&player, end, 0);
+                        if game.same_player_to_move(end) { value } else { -value }
+                    })
+                    .max()
+                    .unwrap();
+                assert_eq!(player.search_value(&game, 1), best, "{preset} seed {seed}");
+            }
+        });
+    }
+    // Rotation's orientations, neuversi's drops and swaps, biversi's second placements.
+    assert!(multi_decision_turns >= 6, "{multi_decision_turns}");
+}
+
 #[test]
 fn exact_search_equals_minimax_to_the_end_on_every_preset() {
     // Sacrifices and neutral swaps fill no square: those trees have no near end (and the

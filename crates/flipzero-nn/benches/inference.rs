@@ -39,6 +39,7 @@ fn config(side: u8, blocks: usize, channels: usize, value_hidden: usize) -> NetC
         value_hidden,
         policy_channels: 2,
         value_channels: 1,
+        torus: false,
     }
 }
 

@@ -492,8 +492,13 @@ fn describe(rules: &Rules, checkpoint: &Checkpoint) -> ExportMetadata {
 
 /// The forward pass in words, with the safetensors names of each layer.
 fn architecture(config: &NetConfig) -> Vec<String> {
+    let padding = if config.torus {
+        "padding (k - 1) / 2 with the opposite edge's squares (the board is a torus)"
+    } else {
+        "zero padding (k - 1) / 2"
+    };
     let mut layers = vec![
-        "conv(k) = convolution k x k, stride 1, zero padding (k - 1) / 2, no bias".to_owned(),
+        format!("conv(k) = convolution k x k, stride 1, {padding}, no bias"),
         "bn = batch normalisation with running statistics, epsilon 1e-5".to_owned(),
         "x = relu(stem.norm(stem.conv(planes)))   (3 x 3)".to_owned(),
     ];

@@ -4,10 +4,12 @@ use burn::module::Module;
 use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
 use burn::tensor::activation::relu;
-use burn::tensor::{Device, Tensor};
+use burn::tensor::module::conv2d;
+use burn::tensor::ops::ConvOptions;
+use burn::tensor::{Device, Int, Tensor, TensorData};
 use serde::{Deserialize, Serialize};
 
-use crate::ops::{self, conv_norm_relu};
+use crate::ops::{self, batch_norm, conv_norm_relu, same_convolution};
 
 /// The shape of a network: its input, its tower and its heads.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,6 +36,11 @@ pub struct NetConfig {
     /// value has to pass through one number a square).
     #[serde(default = "default_value_channels")]
     pub value_channels: usize,
+    /// Whether the board wraps around (biversi's torus): the 3x3 convolutions then read
+    /// across the edges, padding each with the opposite edge's squares instead of zeros, so
+    /// that squares the rules make neighbours are neighbours to the network too.
+    #[serde(default)]
+    pub torus: bool,
 }
 
 /// The policy head's channels of networks saved before they could be set.
@@ -65,13 +72,19 @@ impl ConvNorm {
         }
     }
 
-    /// `relu(norm(conv(input)) + residual)`.
+    /// `relu(norm(conv(input)) + residual)`, the convolution reading across the edges on a
+    /// torus.
     fn forward_relu(
         &self,
         input: Tensor<4>,
         residual: Option<Tensor<4>>,
         layout: Layout,
+        torus: bool,
     ) -> Tensor<4> {
+        let radius = self.conv.weight.dims()[2] / 2;
+        if torus && radius > 0 {
+            return self.forward_relu_wrapped(input, residual, layout, radius);
+        }
         match layout {
             Layout::ChannelsFirst => {
                 let normalised = self.norm.forward(self.conv.forward(input));
@@ -85,6 +98,54 @@ impl ConvNorm {
             }
         }
     }
+
+    /// [`Self::forward_relu`] on a torus: the board padded by `radius` squares of the
+    /// opposite edges, then convolved without padding (channels first) or with the kernels'
+    /// zero padding and cropped to the centre, which never read a zero (channels last). The
+    /// normalisation comes after, so that its batch statistics see each square once.
+    fn forward_relu_wrapped(
+        &self,
+        input: Tensor<4>,
+        residual: Option<Tensor<4>>,
+        layout: Layout,
+        radius: usize,
+    ) -> Tensor<4> {
+        let [row_axis, col_axis] = layout.board_axes();
+        let (rows, cols) = (input.dims()[row_axis], input.dims()[col_axis]);
+        let wrapped = wrap_around(wrap_around(input, row_axis, radius), col_axis, radius);
+        let weight = self.conv.weight.val();
+        let normalised = match layout {
+            Layout::ChannelsFirst => {
+                let unpadded = ConvOptions::new([1, 1], [0, 0], [1, 1], 1);
+                self.norm.forward(conv2d(wrapped, weight, None, unpadded))
+            }
+            Layout::ChannelsLast => {
+                let convolved = same_convolution(wrapped, weight)
+                    .narrow(row_axis, radius, rows)
+                    .narrow(col_axis, radius, cols);
+                batch_norm(&self.norm, convolved)
+            }
+        };
+        relu(match residual {
+            Some(residual) => normalised + residual,
+            None => normalised,
+        })
+    }
+}
+
+/// `tensor` with `width` slices of the far end of `axis` put before its start and as many of
+/// the start after its end, as a torus joins its edges. A gather of fixed indices rather
+/// than slices and a concatenation: the ONNX exporter keeps the batch axis dynamic through it.
+fn wrap_around(tensor: Tensor<4>, axis: usize, width: usize) -> Tensor<4> {
+    let length = tensor.dims()[axis];
+    let indices: Vec<i64> = (length - width..length)
+        .chain(0..length)
+        .chain(0..width)
+        .map(|index| index as i64)
+        .collect();
+    let count = indices.len();
+    let indices = Tensor::<1, Int>::from_data(TensorData::new(indices, [count]), &tensor.device());
+    tensor.select(axis, indices)
 }
 
 /// How the tower's activations are laid out.
@@ -107,6 +168,14 @@ impl Layout {
         }
     }
 
+    /// The axes of the board's rows and columns.
+    fn board_axes(self) -> [usize; 2] {
+        match self {
+            Self::ChannelsFirst => [2, 3],
+            Self::ChannelsLast => [1, 2],
+        }
+    }
+
     /// A tensor laid out this way, channels first.
     fn channels_first(self, tensor: Tensor<4>) -> Tensor<4> {
         match self {
@@ -124,9 +193,9 @@ pub struct ResidualBlock {
 }
 
 impl ResidualBlock {
-    fn forward(&self, input: Tensor<4>, layout: Layout) -> Tensor<4> {
-        let inner = self.first.forward_relu(input.clone(), None, layout);
-        self.second.forward_relu(inner, Some(input), layout)
+    fn forward(&self, input: Tensor<4>, layout: Layout, torus: bool) -> Tensor<4> {
+        let inner = self.first.forward_relu(input.clone(), None, layout, torus);
+        self.second.forward_relu(inner, Some(input), layout, torus)
     }
 }
 
@@ -141,6 +210,9 @@ pub struct PolicyValueNet {
     value_hidden: Linear,
     wdl: Linear,
     score: Linear,
+    /// [`NetConfig::torus`]: fixed by the rules, so not a weight of the record.
+    #[module(skip)]
+    torus: bool,
 }
 
 /// What the network says of a batch.
@@ -174,11 +246,24 @@ impl NetConfig {
                 .init(device),
             wdl: LinearConfig::new(self.value_hidden, 3).init(device),
             score: LinearConfig::new(self.value_hidden, 1).init(device),
+            torus: self.torus,
         }
     }
 }
 
 impl PolicyValueNet {
+    /// The stem and the residual tower of a channels-first batch, laid out in `layout`.
+    fn tower_in(&self, input: Tensor<4>, layout: Layout) -> Tensor<4> {
+        let torus = self.torus;
+        let mut x = self
+            .stem
+            .forward_relu(layout.arrange(input), None, layout, torus);
+        for block in &self.tower {
+            x = block.forward(x, layout, torus);
+        }
+        x
+    }
+
     /// Runs a batch of encoded positions, [batch, planes, rows, cols].
     pub fn forward(&self, input: Tensor<4>) -> NetOutput {
         let layout = if ops::has_kernels(&input) {
@@ -192,14 +277,12 @@ impl PolicyValueNet {
     /// [`Self::forward`] with the tower's activations in `layout`.
     fn forward_in(&self, input: Tensor<4>, layout: Layout) -> NetOutput {
         let [batch, _, _, _] = input.dims();
-        let mut x = self.stem.forward_relu(layout.arrange(input), None, layout);
-        for block in &self.tower {
-            x = block.forward(x, layout);
-        }
+        let torus = self.torus;
+        let x = self.tower_in(input, layout);
         // The heads' linear layers read their convolutions' outputs channels first.
         let head = |conv: &ConvNorm, x: Tensor<4>| {
             layout
-                .channels_first(conv.forward_relu(x, None, layout))
+                .channels_first(conv.forward_relu(x, None, layout, torus))
                 .reshape([batch as i64, -1])
         };
         let policy = head(&self.policy_conv, x.clone());
@@ -222,6 +305,11 @@ mod tests {
     /// A net on a board that is not square, with 16 channels (whole groups of the Winograd
     /// kernels' lanes) and heads of 2 and 1 channels.
     fn net(device: &Device) -> PolicyValueNet {
+        net_on(device, false)
+    }
+
+    /// [`net`] on a plane or a torus.
+    fn net_on(device: &Device, torus: bool) -> PolicyValueNet {
         NetConfig {
             input_planes: 5,
             rows: 6,
@@ -232,6 +320,7 @@ mod tests {
             value_hidden: 8,
             policy_channels: 2,
             value_channels: 1,
+            torus,
         }
         .init(device)
     }
@@ -262,6 +351,42 @@ mod tests {
         assert_eq!(output.wdl_logits.dims(), [3, 3]);
     }
 
+    /// On a torus a shifted board is the same position: the tower's activations shift with
+    /// it, in both layouts, where zero padding at the edges breaks that.
+    #[test]
+    fn a_torus_tower_commutes_with_shifting_the_board() {
+        let device = Device::flex();
+        let input = Tensor::<4>::random([9, 5, 6, 5], Distribution::Default, &device);
+        let shifted = input.clone().roll(&[2, -1], &[2, 3]);
+        for torus in [true, false] {
+            let net = net_on(&device, torus);
+            for layout in [Layout::ChannelsLast, Layout::ChannelsFirst] {
+                let tower = |input| layout.channels_first(net.tower_in(input, layout));
+                let expected = tower(input.clone()).roll(&[2, -1], &[2, 3]);
+                let got = tower(shifted.clone());
+                let largest: f32 = (got - expected).abs().max().into_scalar();
+                if torus {
+                    assert!(largest < 1e-4, "{layout:?}: off by {largest}");
+                } else {
+                    assert!(largest > 1e-2, "{layout:?}: a plane tower shifted too");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn both_layouts_give_the_same_outputs_on_a_torus() {
+        let device = Device::flex();
+        let net = net_on(&device, true);
+        for batch in [3, 9] {
+            let input = Tensor::<4>::random([batch, 5, 6, 5], Distribution::Default, &device);
+            assert_same_outputs(
+                net.forward_in(input.clone(), Layout::ChannelsLast),
+                net.forward_in(input, Layout::ChannelsFirst),
+            );
+        }
+    }
+
     #[test]
     fn both_layouts_give_the_same_outputs() {
         let device = Device::flex();
@@ -277,11 +402,17 @@ mod tests {
     }
 
     /// Training (batch statistics) on autodiff flex: both layouts give the same outputs and
-    /// the same gradients of the first and last layers' weights.
+    /// the same gradients of the first and last layers' weights, on a plane and on a torus.
     #[test]
     fn both_layouts_give_the_same_gradients() {
+        for torus in [false, true] {
+            same_gradients_in_both_layouts(torus);
+        }
+    }
+
+    fn same_gradients_in_both_layouts(torus: bool) {
         let device = Device::flex().autodiff();
-        let net = net(&device);
+        let net = net_on(&device, torus);
         let input = Tensor::<4>::random([9, 5, 6, 5], Distribution::Default, &device);
         let probe = Tensor::<2>::random([9, 31], Distribution::Default, &device);
         let run = |layout| {

@@ -21,6 +21,7 @@ fn meta() -> CheckpointMeta {
             value_hidden: 16,
             policy_channels: 2,
             value_channels: 1,
+            torus: false,
         },
         step: 42,
     }

@@ -18,6 +18,7 @@ fn tiny(rules: &flipzero_core::Rules, planes: usize) -> NetConfig {
         value_hidden: 16,
         policy_channels: 2,
         value_channels: 1,
+        torus: false,
     }
 }
 

@@ -477,6 +477,7 @@ impl ValidConfig {
             value_hidden: self.config.network.value_hidden,
             policy_channels: self.config.network.policy_channels,
             value_channels: self.config.network.value_channels,
+            torus: self.rules.is_torus(),
         }
     }
 }

@@ -43,6 +43,7 @@ fn tiny_net(rules: &Rules, channels: usize) -> NetConfig {
         value_hidden: channels,
         policy_channels: 2,
         value_channels: 1,
+        torus: false,
     }
 }
 

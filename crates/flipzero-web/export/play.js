@@ -1,5 +1,5 @@
 // Plays an exported flipzero network in the browser with onnxruntime-web, no server: reads
-// model.json, encodes positions as docs/EXPORT.md says (encoder version 3), runs model.onnx,
+// model.json, encodes positions as docs/EXPORT.md says (encoder version 4), runs model.onnx,
 // and plays the legal move with the highest policy logit. Othello's moves only (the presets
 // othello, anti, parallel, random-opening at the exported board size).
 //
@@ -222,7 +222,7 @@ async function check() {
 
 async function main() {
   meta = await (await fetch("model.json")).json();
-  if (meta.encoder.version !== 3) throw new Error(`model.json has encoder version ${meta.encoder.version}; this page encodes version 3`);
+  if (meta.encoder.version !== 4) throw new Error(`model.json has encoder version ${meta.encoder.version}; this page encodes version 4`);
   if (!meta.onnx) throw new Error("model.json names no ONNX file: export with --format web (or onnx)");
   if (!othelloMovesOnly(meta.rules)) throw new Error("this page plays Othello's moves only; the network's rules have more (use `flipzero serve` for every preset)");
   rows = meta.network.rows;

@@ -104,6 +104,22 @@ struct RepetitionKey<W> {
     ko: Option<Square>,
 }
 
+impl<W: Bitboard> RepetitionKey<W> {
+    fn hash(&self) -> u64 {
+        use crate::position::mix64;
+        let scalars = [
+            self.side_to_move as u64,
+            self.ko.map_or(u64::MAX, |square| u64::from(square.0)),
+        ];
+        let sets = [self.black, self.white, self.cross];
+        let mut key = 0x5851_f42d_4c95_7f2d;
+        for word in sets.iter().flat_map(|set| set.words()).chain(scalars) {
+            key = mix64(key ^ word);
+        }
+        key
+    }
+}
+
 /// Disc supplies of one colour's player: discs of their own colour and of the opponent's.
 /// `UNLIMITED` where the rules set no limit.
 pub const UNLIMITED: u16 = u16::MAX;
@@ -381,8 +397,9 @@ impl<W: Bitboard> Game<W> {
     }
 
     /// A 64-bit key of everything that decides the game's future (discs, supplies, phase,
-    /// ko, passes, komi, the opening ply), for transposition tables. The repetition history
-    /// is left out, as search engines usually do.
+    /// ko, passes, komi, the opening ply, and under the repetition rule the positions recorded
+    /// since the last placement), for transposition tables: two sacrifice positions with the
+    /// same board but another record can end in a draw at different points.
     pub fn hash(&self) -> u64 {
         use crate::position::mix64;
         let (phase, phase_set) = match self.phase {
@@ -421,10 +438,35 @@ impl<W: Bitboard> Game<W> {
             phase_set,
         ];
         let mut key = 0x9e37_79b9_7f4a_7c15;
-        for word in sets.iter().flat_map(|set| set.words()).chain(scalars) {
+        let record = std::iter::once(self.history_key());
+        for word in sets
+            .iter()
+            .flat_map(|set| set.words())
+            .chain(scalars)
+            .chain(record)
+        {
             key = mix64(key ^ word);
         }
         key
+    }
+
+    /// A key of the repetition record as a multiset: the rule counts occurrences, so the
+    /// order in which the positions came does not change the game's future.
+    fn history_key(&self) -> u64 {
+        self.history
+            .iter()
+            .fold(0, |sum: u64, entry| sum.wrapping_add(entry.hash()))
+    }
+
+    /// How often the position has occurred at a turn start before now, under the repetition
+    /// rule (sacrifice; 0 elsewhere): its `repetition-limit + 1`-th occurrence is a draw.
+    pub fn earlier_occurrences(&self) -> usize {
+        let key = self.repetition_key();
+        self.history
+            .iter()
+            .filter(|&&entry| entry == key)
+            .count()
+            .saturating_sub(1)
     }
 
     /// The squares 8-adjacent to any square of `set` (across the wrap on a torus).
