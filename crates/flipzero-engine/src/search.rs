@@ -631,6 +631,22 @@ impl<W: Bitboard> Engine<W> {
     }
 
     /// Chooses a decision for the side to move; `None` once the game is over.
+    ///
+    /// ```
+    /// use flipzero_core::{Game, Preset};
+    /// use flipzero_engine::{Engine, SearchConfig, WeightsFile};
+    ///
+    /// let rules = Preset::Othello.rules(Some(6))?;
+    /// let weights = WeightsFile::embedded().weights_for(&rules, "embedded")?;
+    /// let config: SearchConfig = "depth=4".parse()?;
+    /// let mut engine = Engine::<u64>::new(&rules, weights, config);
+    /// let start = Game::<u64>::start(&rules);
+    /// let choice = engine.choose(&start).expect("the game is not over");
+    /// assert!(start.legal_decisions(&rules).contains(&choice.decision));
+    /// assert_eq!((choice.depth, choice.exact), (4, false));
+    /// assert_eq!(choice.principal_variation[0], choice.decision);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn choose(&mut self, game: &Game<W>) -> Option<Choice> {
         if game.is_over() {
             return None;

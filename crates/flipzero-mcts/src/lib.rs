@@ -7,6 +7,25 @@
 //! Near the end, positions can take their exact result from the engine's solver
 //! ([`MctsConfig::solve_empties`]).
 //!
+//! ```
+//! use flipzero_core::{Game, Preset};
+//! use flipzero_mcts::{Mcts, MctsConfig, UniformEvaluator};
+//!
+//! let rules = Preset::Othello.rules(Some(6))?;
+//! let start = Game::<u64>::start(&rules);
+//! let config = MctsConfig { simulations: 64, ..MctsConfig::default() };
+//! let mut tree = Mcts::new(&rules, config, &start);
+//! let result = tree.search(&mut UniformEvaluator);
+//! let best = result.best();
+//! assert!(start.legal_decisions(&rules).contains(&best));
+//! let total: f32 = result.policy().iter().map(|(_, share)| share).sum();
+//! assert!((total - 1.0).abs() < 1e-6);
+//! // The tree moves on with the game and keeps the chosen subtree.
+//! tree.advance(best);
+//! assert_eq!(tree.game().to_text(&rules), start.play(&rules, best)?.to_text(&rules));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! Values are expected results in [-1, 1] for the player to move (plus, with a score utility,
 //! a weighted share of the final margin); a multi-step turn keeps the
 //! same player to move (see `Game::same_player_to_move`), so values change sign only where

@@ -1,5 +1,42 @@
 //! Training: samples turned into batches (each position seen through a random board
 //! symmetry), the three losses of the network's heads, and Adam steps.
+//!
+//! ```
+//! use burn::tensor::Device;
+//! use flipzero_core::{Game, Preset};
+//! use flipzero_data::{Encoder, Sample};
+//! use flipzero_nn::{NetConfig, checkpoint};
+//! use flipzero_train::{TrainConfig, Trainer};
+//!
+//! let rules = Preset::Othello.rules(Some(6))?;
+//! let (input_planes, rows, cols) = Encoder::new(&rules).shape();
+//! let net = NetConfig {
+//!     input_planes, rows, cols,
+//!     decisions: rules.decision_count(),
+//!     blocks: 1, channels: 8, value_hidden: 8, policy_channels: 2, value_channels: 1,
+//!     torus: rules.is_torus(),
+//! };
+//! let mut trainer = Trainer::new(&rules, &net, TrainConfig::default(), &Device::flex());
+//! // The start, its first legal decision as the policy target, and a won game.
+//! let start = Game::<u64>::start(&rules);
+//! let first = rules.decision_index(start.legal_decisions(&rules)[0]) as u16;
+//! let sample = Sample {
+//!     position: start.to_text(&rules),
+//!     policy: vec![(first, 1.0)],
+//!     outcome: 1,
+//!     score: 4.0,
+//!     solved: false,
+//! };
+//! let losses = trainer.train_step::<u64>(&vec![sample; 16])?;
+//! assert!(losses.total.is_finite() && losses.policy > 0.0);
+//! // A checkpoint keeps the network, its rules and the step.
+//! let path = std::env::temp_dir().join(format!("flipzero-doc-{}.ckpt", std::process::id()));
+//! trainer.save(&path)?;
+//! let loaded = checkpoint::load(&path, &Device::flex())?;
+//! assert_eq!((loaded.meta.step, &loaded.meta.net), (1, &net));
+//! std::fs::remove_file(&path)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use burn::module::Module;
 use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};

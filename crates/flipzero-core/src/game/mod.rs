@@ -994,6 +994,21 @@ impl<W: Bitboard> Game<W> {
 
     /// Plays a decision after checking that it is legal.
     ///
+    /// ```
+    /// use flipzero_core::{Bitboard, Color, Decision, Game, Preset};
+    ///
+    /// let rules = Preset::Othello.rules(None)?;
+    /// let start = Game::<u64>::start(&rules);
+    /// let f5 = Decision::square(start.geometry().parse_square("f5")?);
+    /// let after = start.play(&rules, f5)?;
+    /// assert_eq!(after.side_to_move(), Color::White);
+    /// assert_eq!(after.discs(Color::Black).count(), 4);
+    /// // An illegal decision is an error that says what is legal instead, not a panic.
+    /// let error = after.play(&rules, f5).unwrap_err();
+    /// assert!(error.to_string().starts_with("f5 is not legal here"), "{error}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
     /// # Errors
     /// When the game is over or the decision is not among [`Game::legal_decisions`].
     pub fn play(&self, rules: &Rules, decision: Decision) -> Result<Self, DecisionError> {

@@ -311,7 +311,21 @@ fn start_discs_per_player(start: &StartSpec) -> u16 {
 }
 
 impl Rules {
-    /// Reads rules from TOML text.
+    /// Reads rules from TOML text; fields left out take Othello's values.
+    ///
+    /// ```
+    /// use flipzero_core::{Game, Rules};
+    ///
+    /// // 6x6 Othello with White given 2.5 discs.
+    /// let text = "komi = { fixed = -2.5 }\n[board]\nrows = 6\ncols = 6\n";
+    /// let rules = Rules::from_toml(text, "komi-6x6.toml")?;
+    /// assert_eq!(rules.square_count(), 36);
+    /// assert_eq!(Game::<u64>::start(&rules).komi(), -2.5);
+    /// // A bad value is refused with the field's name.
+    /// let error = Rules::from_toml("[board]\nrows = 3\ncols = 6\n", "small.toml").unwrap_err();
+    /// assert!(error.to_string().contains("board"), "{error}");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     ///
     /// # Errors
     /// A parse error naming the line and field, or a validation error.

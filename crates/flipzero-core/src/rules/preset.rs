@@ -215,6 +215,18 @@ impl Preset {
 
     /// The validated rules of the preset.
     ///
+    /// ```
+    /// use flipzero_core::{Game, Preset};
+    ///
+    /// let komi = Preset::Komi.rules(None)?;
+    /// let start = Game::<u64>::start(&komi);
+    /// // The game opens with Black's bid, a whole number of discs from -8 to +8.
+    /// assert_eq!(start.legal_decisions(&komi).len(), 17);
+    /// // An odd side has no centred start.
+    /// assert!(Preset::Othello.rules(Some(7)).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
     /// # Errors
     /// When the side does not suit the preset (an odd side with a centred start, say).
     pub fn rules(self, side: Option<u8>) -> Result<Rules, RulesError> {
