@@ -26,7 +26,7 @@ pub(crate) struct AnalyzeArgs {
     /// Decisions to play from the position first (`f5 d6 c3`).
     #[arg(long, allow_hyphen_values = true)]
     moves: Option<String>,
-    /// Search depth in decisions, for positions not solved exactly.
+    /// Search depth in turns (all of one player's decisions), for positions not solved exactly.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=64))]
     depth: u32,
     /// Solve exactly (bitboard solver) at this many empties or fewer.
