@@ -25,6 +25,11 @@ use crate::solver::{Goal, solve_for, solve_one_best};
 
 /// The depth of a search that runs to the end of the game.
 const TO_THE_END: u32 = u32::MAX;
+/// Limits are checked once every this many nodes (a power of two).
+const LIMIT_CHECK_INTERVAL: u64 = 1024;
+/// Below this remaining depth children are ordered by history alone: evaluating each one
+/// costs more than it saves.
+const EVAL_ORDERING_DEPTH: u32 = 2;
 
 /// The depth left below `child`, depth counting turns (docs/RULES.md section 6): a decision
 /// that leaves the mover's turn unfinished (an orientation, a second placement, a swap) uses
@@ -36,11 +41,6 @@ fn depth_after<W: Bitboard>(depth: u32, child: &Game<W>) -> u32 {
         depth - 1
     }
 }
-/// Limits are checked once every this many nodes (a power of two).
-const LIMIT_CHECK_INTERVAL: u64 = 1024;
-/// Below this remaining depth children are ordered by history alone: evaluating each one
-/// costs more than it saves.
-const EVAL_ORDERING_DEPTH: u32 = 2;
 
 /// How the player searches.
 #[derive(Clone, Debug, PartialEq)]

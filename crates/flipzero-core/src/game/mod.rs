@@ -120,6 +120,44 @@ impl<W: Bitboard> RepetitionKey<W> {
     }
 }
 
+/// The positions recorded at turn starts since the last placement (sacrifice's repetition
+/// rule), with an order-free key of them kept as they come: the rule counts occurrences, so
+/// the order the positions came in does not change the game's future, and the position hash
+/// reads the key without walking the record.
+#[derive(Clone, Debug)]
+struct RepetitionRecord<W> {
+    positions: Vec<RepetitionKey<W>>,
+    /// The wrapping sum of the positions' hashes.
+    key: u64,
+}
+
+impl<W: Bitboard> RepetitionRecord<W> {
+    fn new() -> Self {
+        Self {
+            positions: Vec::new(),
+            key: 0,
+        }
+    }
+
+    fn push(&mut self, position: RepetitionKey<W>) {
+        self.key = self.key.wrapping_add(position.hash());
+        self.positions.push(position);
+    }
+
+    fn clear(&mut self) {
+        self.positions.clear();
+        self.key = 0;
+    }
+
+    /// How often `position` is in the record.
+    fn occurrences(&self, position: RepetitionKey<W>) -> usize {
+        self.positions
+            .iter()
+            .filter(|&&entry| entry == position)
+            .count()
+    }
+}
+
 /// Disc supplies of one colour's player: discs of their own colour and of the opponent's.
 /// `UNLIMITED` where the rules set no limit.
 pub const UNLIMITED: u16 = u16::MAX;
@@ -159,7 +197,7 @@ pub struct Game<W: Bitboard> {
     decided: Option<Outcome>,
     over: bool,
     /// The positions at turn starts, for the repetition rule (sacrifice only).
-    history: Vec<RepetitionKey<W>>,
+    history: RepetitionRecord<W>,
 }
 
 fn index_of(color: Color) -> usize {
@@ -263,7 +301,7 @@ impl<W: Bitboard> Game<W> {
             coin: false,
             decided: None,
             over: false,
-            history: Vec::new(),
+            history: RepetitionRecord::new(),
         };
         match rules.komi() {
             Komi::Fixed { halves } => game.komi_halves = halves,
@@ -438,7 +476,7 @@ impl<W: Bitboard> Game<W> {
             phase_set,
         ];
         let mut key = 0x9e37_79b9_7f4a_7c15;
-        let record = std::iter::once(self.history_key());
+        let record = std::iter::once(self.history.key);
         for word in sets
             .iter()
             .flat_map(|set| set.words())
@@ -450,22 +488,11 @@ impl<W: Bitboard> Game<W> {
         key
     }
 
-    /// A key of the repetition record as a multiset: the rule counts occurrences, so the
-    /// order in which the positions came does not change the game's future.
-    fn history_key(&self) -> u64 {
-        self.history
-            .iter()
-            .fold(0, |sum: u64, entry| sum.wrapping_add(entry.hash()))
-    }
-
     /// How often the position has occurred at a turn start before now, under the repetition
     /// rule (sacrifice; 0 elsewhere): its `repetition-limit + 1`-th occurrence is a draw.
     pub fn earlier_occurrences(&self) -> usize {
-        let key = self.repetition_key();
         self.history
-            .iter()
-            .filter(|&&entry| entry == key)
-            .count()
+            .occurrences(self.repetition_key())
             .saturating_sub(1)
     }
 
@@ -619,11 +646,15 @@ impl<W: Bitboard> Game<W> {
         image.cross = map(self.cross);
         image.group_a = map(self.group_a);
         image.ko = self.ko.map(|square| symmetry.apply(geometry, square));
-        for (key, original) in image.history.iter_mut().zip(&self.history) {
-            key.black = map(original.black);
-            key.white = map(original.white);
-            key.cross = map(original.cross);
-            key.ko = original.ko.map(|square| symmetry.apply(geometry, square));
+        image.history.clear();
+        for original in &self.history.positions {
+            image.history.push(RepetitionKey {
+                black: map(original.black),
+                white: map(original.white),
+                cross: map(original.cross),
+                ko: original.ko.map(|square| symmetry.apply(geometry, square)),
+                ..*original
+            });
         }
         image.phase = match self.phase {
             Phase::SwapSecond { swapped } => Phase::SwapSecond {
@@ -1263,7 +1294,7 @@ impl<W: Bitboard> Game<W> {
                 return;
             }
             let key = self.repetition_key();
-            let seen = self.history.iter().filter(|&&k| k == key).count();
+            let seen = self.history.occurrences(key);
             self.history.push(key);
             let limit = rules.spec().sacrifice.map_or(3, |s| s.repetition_limit);
             if seen + 1 > usize::from(limit) {
