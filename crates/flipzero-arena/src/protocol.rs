@@ -29,10 +29,14 @@ pub trait AgentSource {
     /// # Errors
     /// When these rules cannot be served.
     fn agent_for(&self, rules: &Rules, depth: Option<u32>) -> Result<AgentFactory, String>;
+
+    /// The longest a search at a depth the GUI set may take: a move (when the agent's spec
+    /// sets no time) or a whole hint.
+    fn depth_time_limit(&self) -> Duration;
 }
 
-/// The longest an engine searches a move at a depth the GUI set, when its spec sets no time:
-/// the last iteration finished by then decides.
+/// The longest an engine searches a move at a depth the GUI set, when its spec sets no time
+/// (the last iteration finished by then decides), unless the source sets another.
 pub const GUI_DEPTH_TIME_LIMIT: Duration = Duration::from_secs(30);
 
 /// Any agent spec: engines follow the GUI's depth; a checkpoint serves its own rules only.
@@ -41,15 +45,33 @@ pub struct SpecSource {
     pub spec: AgentSpec,
     /// The device a network runs on.
     pub device: burn::tensor::Device,
+    /// The longest a search at the GUI's depth takes (`GUI_DEPTH_TIME_LIMIT` by default).
+    pub depth_time_limit: Duration,
+}
+
+impl SpecSource {
+    /// `spec` on `device`, searching a GUI's depth for at most `GUI_DEPTH_TIME_LIMIT`.
+    #[must_use]
+    pub fn new(spec: AgentSpec, device: burn::tensor::Device) -> Self {
+        Self {
+            spec,
+            device,
+            depth_time_limit: GUI_DEPTH_TIME_LIMIT,
+        }
+    }
 }
 
 impl AgentSource for SpecSource {
+    fn depth_time_limit(&self) -> Duration {
+        self.depth_time_limit
+    }
+
     fn agent_for(&self, rules: &Rules, depth: Option<u32>) -> Result<AgentFactory, String> {
         let spec = match (&self.spec, depth) {
             (AgentSpec::Engine(config), Some(depth)) => AgentSpec::Engine(SearchConfig {
                 depth: depth.clamp(1, 64),
                 // A deep depth from the GUI (NBoard's levels reach 60) still answers in time.
-                time: Some(config.time.unwrap_or(GUI_DEPTH_TIME_LIMIT)),
+                time: Some(config.time.unwrap_or(self.depth_time_limit)),
                 ..config.clone()
             }),
             (spec, _) => spec.clone(),
@@ -562,7 +584,7 @@ impl<W: Bitboard> Session<W> {
                 }
             }
             ("hint", [n]) => match n.parse::<usize>() {
-                Ok(n) if n >= 1 => self.hint(n),
+                Ok(n) if n >= 1 => self.hint(n, source.depth_time_limit()),
                 _ => vec![format!("status error: hint {n}: not a count")],
             },
             ("learn", []) => vec!["learned".to_owned()],
@@ -575,7 +597,7 @@ impl<W: Bitboard> Session<W> {
     }
 
     /// The classical engine's values of the best `n` moves, as `search` lines.
-    fn hint(&mut self, n: usize) -> Vec<String> {
+    fn hint(&mut self, n: usize, time_limit: Duration) -> Vec<String> {
         if self.game.is_over() {
             return vec!["status error: the game is over".to_owned()];
         }
@@ -588,7 +610,7 @@ impl<W: Bitboard> Session<W> {
         // the analysis searches each decision in turn, each with its share of the time.
         let decisions = self.game.legal_decisions(&self.rules).len().max(1) as u32;
         let config = SearchConfig {
-            time: Some(GUI_DEPTH_TIME_LIMIT / decisions),
+            time: Some(time_limit / decisions),
             ..SearchConfig::default()
         };
         let mut engine = Engine::<W>::new(&self.rules, weights, config);
@@ -608,7 +630,7 @@ impl<W: Bitboard> Session<W> {
                 if value.exact {
                     "100%".to_owned()
                 } else {
-                    depth.to_string()
+                    value.depth.to_string()
                 }
             ));
         }

@@ -2,6 +2,7 @@
 //! in the protocol's own framing, and the session answers the next command.
 
 use std::io::Cursor;
+use std::time::Duration;
 
 use flipzero_arena::AgentSpec;
 use flipzero_arena::protocol::{AgentSource, GUI_DEPTH_TIME_LIMIT, Protocol, SpecSource, serve};
@@ -9,13 +10,13 @@ use flipzero_core::Preset;
 use flipzero_engine::SearchConfig;
 
 fn engine_source(depth: u32) -> SpecSource {
-    SpecSource {
-        spec: AgentSpec::Engine(SearchConfig {
+    SpecSource::new(
+        AgentSpec::Engine(SearchConfig {
             depth,
             ..SearchConfig::default()
         }),
-        device: burn::tensor::Device::flex(),
-    }
+        burn::tensor::Device::flex(),
+    )
 }
 
 /// The session's whole output for `input` on `variant`'s 8x8 board.
@@ -123,6 +124,15 @@ fn nboard_refuses_bad_lines_as_status_errors_and_bounds_the_guis_depth() {
                 (60, Some(GUI_DEPTH_TIME_LIMIT))
             );
         }
+        other => panic!("{other:?}"),
+    }
+    // The source's own limit replaces the default (`flipzero engine --depth-seconds`).
+    let source = SpecSource {
+        depth_time_limit: Duration::from_secs(5),
+        ..engine_source(1)
+    };
+    match source.agent_for(&rules, Some(60)).unwrap().spec() {
+        AgentSpec::Engine(config) => assert_eq!(config.time, Some(Duration::from_secs(5))),
         other => panic!("{other:?}"),
     }
 }

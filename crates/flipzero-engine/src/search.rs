@@ -191,6 +191,17 @@ pub struct DecisionValue {
     pub value: i32,
     /// Whether the value is exact.
     pub exact: bool,
+    /// The turns searched for it, the decision's own turn counted: the depth asked for
+    /// unless the clock stopped the search before (not meaningful for an exact value).
+    pub depth: u32,
+}
+
+/// A value as `Engine::searched_value` finds it.
+struct SearchedValue {
+    value: i32,
+    exact: bool,
+    /// The last iteration finished (the depth asked for when exact).
+    depth: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -740,31 +751,47 @@ impl<W: Bitboard> Engine<W> {
     /// The value of a position for its side to move: exact below the solve threshold, else
     /// an iterative-deepening search to `depth`. Returns the value and whether it is exact.
     pub fn value(&mut self, game: &Game<W>, depth: u32) -> (i32, bool) {
+        let searched = self.searched_value(game, depth);
+        (searched.value, searched.exact)
+    }
+
+    /// `value`, with the depth of the last iteration the clock let finish.
+    fn searched_value(&mut self, game: &Game<W>, depth: u32) -> SearchedValue {
+        let exact = |value| SearchedValue {
+            value,
+            exact: true,
+            depth,
+        };
         if game.is_over() {
-            return (self.terminal_value(game), true);
+            return exact(self.terminal_value(game));
         }
         self.start_clock();
         if self.plays_exactly(game) {
             if let Some((position, goal)) = self.as_position(game) {
                 let solution = solve_one_best(&position, goal);
-                return (self.solved_value(game, solution.score), true);
+                return exact(self.solved_value(game, solution.score));
             }
             let value = self.negamax(game, TO_THE_END, -4 * self.rule_win(), 4 * self.rule_win());
             if !self.stopped {
-                return (value, true);
+                return exact(value);
             }
             self.start_clock();
         }
         let infinity = 4 * self.rule_win();
-        let mut value = self.static_value(game);
+        let mut searched = SearchedValue {
+            value: self.static_value(game),
+            exact: false,
+            depth: 0,
+        };
         for iteration in 1..=depth {
             let found = self.negamax(game, iteration, -infinity, infinity);
             if self.stopped {
                 break;
             }
-            value = found;
+            searched.value = found;
+            searched.depth = iteration;
         }
-        (value, false)
+        searched
     }
 
     /// Every legal decision with its value for the side to move, best first.
@@ -774,16 +801,19 @@ impl<W: Bitboard> Engine<W> {
             .into_iter()
             .map(|decision| {
                 let child = game.play_unchecked(&self.rules, decision);
-                let (value, exact) = self.value(&child, depth_after(depth, &child));
+                let child_depth = depth_after(depth, &child);
+                let searched = self.searched_value(&child, child_depth);
                 let value = if game.same_player_to_move(&child) {
-                    value
+                    searched.value
                 } else {
-                    -value
+                    -searched.value
                 };
                 DecisionValue {
                     decision,
                     value,
-                    exact,
+                    exact: searched.exact,
+                    // The turns the clock cut from the child's search, off the depth asked.
+                    depth: depth - (child_depth - searched.depth),
                 }
             })
             .collect();

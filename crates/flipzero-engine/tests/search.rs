@@ -256,6 +256,15 @@ fn limits_stop_the_search_and_keep_a_finished_iteration() {
     );
     assert!(choice.nodes <= 20_000 + 1024, "nodes {}", choice.nodes);
     assert!(game.legal_decisions(&rules).contains(&choice.decision));
+    // The analysis says how deep each value is: the depth asked for within the limit,
+    // less where the limit cut the search (each decision has its own node budget).
+    for value in player.analyze(&game, 30) {
+        assert!(!value.exact);
+        assert!(value.depth >= 2 && value.depth < 30, "{value:?}");
+    }
+    for value in player.analyze(&game, 3) {
+        assert_eq!(value.depth, 3, "{value:?}");
+    }
 }
 
 #[test]

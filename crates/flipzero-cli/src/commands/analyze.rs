@@ -88,6 +88,7 @@ fn report<W: Bitboard>(
                     "decision": name(entry.decision),
                     "value": f64::from(entry.value) / 100.0,
                     "exact": entry.exact,
+                    "depth": entry.depth,
                 })
             })
             .collect();
@@ -113,7 +114,11 @@ fn report<W: Bitboard>(
             "  {:<8} {:>+8.2}  {}",
             name(entry.decision),
             f64::from(entry.value) / 100.0,
-            if entry.exact { "exact" } else { "searched" }
+            if entry.exact {
+                "exact".to_owned()
+            } else {
+                format!("searched {} turns", entry.depth)
+            }
         )?;
     }
     writeln!(

@@ -2,11 +2,12 @@
 //! Othello GUIs.
 
 use std::path::Path;
+use std::time::Duration;
 
 use anyhow::Context;
 use burn::tensor::Device;
 use clap::{Args, ValueEnum};
-use flipzero_arena::protocol::{Protocol, SpecSource, serve};
+use flipzero_arena::protocol::{GUI_DEPTH_TIME_LIMIT, Protocol, SpecSource, serve};
 use flipzero_arena::{AgentSpec, MctsSpec};
 
 /// The protocols.
@@ -32,6 +33,18 @@ pub(crate) struct EngineArgs {
     /// The board side at the start (the GUI may change it).
     #[arg(long, default_value_t = 8)]
     size: u8,
+    /// The longest, in seconds, an engine searches a move at a depth the GUI set (when the
+    /// agent sets no time) or a whole NBoard hint.
+    #[arg(long, default_value_t = GUI_DEPTH_TIME_LIMIT.as_secs_f64(), value_parser = parse_seconds)]
+    depth_seconds: f64,
+}
+
+/// A positive number of seconds, at most a day.
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(seconds) if seconds > 0.0 && seconds <= 86_400.0 => Ok(seconds),
+        _ => Err(format!("{text}: not a number of seconds in (0, 86400]")),
+    }
 }
 
 pub(crate) fn run(args: &EngineArgs) -> anyhow::Result<()> {
@@ -51,8 +64,8 @@ pub(crate) fn run(args: &EngineArgs) -> anyhow::Result<()> {
         ProtocolArg::Nboard => Protocol::Nboard,
     };
     let source = SpecSource {
-        spec,
-        device: Device::default(),
+        depth_time_limit: Duration::from_secs_f64(args.depth_seconds),
+        ..SpecSource::new(spec, Device::default())
     };
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
