@@ -15,7 +15,8 @@ use rand_chacha::ChaCha8Rng;
 
 /// A player in a match.
 pub trait Agent<W: Bitboard> {
-    /// A decision for the side to move of `game`, which is not over, or why the agent has
+    /// A decision for the side to move of `game`, which is not over and awaits no chance
+    /// event (whoever runs the game draws those: `Game::draw_chance`), or why the agent has
     /// none (an external engine that exited, hung or answered nonsense): matches end only
     /// that game, as a forfeit.
     ///

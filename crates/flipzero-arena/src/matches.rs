@@ -3,6 +3,8 @@
 use std::time::{Duration, Instant};
 
 use flipzero_core::{Bitboard, Color, Decision, Game, Outcome, Rules};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 use crate::agent::Agent;
@@ -55,7 +57,8 @@ pub fn seat_to_move<W: Bitboard>(game: &Game<W>) -> Color {
 /// asked to spend about its remaining time over its remaining moves, and loses when it runs
 /// out (the winner's margin is then recorded as +1, docs/RULES.md section 5.3). An agent
 /// that fails or returns an illegal decision forfeits the game the same way, with the reason
-/// recorded; only this game ends.
+/// recorded; only this game ends. A chance event (the seats after equal komi bids) is drawn
+/// here, not by an agent, from a seed of the opening: both games of a pair draw alike.
 pub fn play_game<W: Bitboard>(
     rules: &Rules,
     opening: &Game<W>,
@@ -68,7 +71,13 @@ pub fn play_game<W: Bitboard>(
     let mut decisions = Vec::new();
     // Time left per seat: [Black's seat, White's seat].
     let mut left = [clock; 2];
+    let mut chance = ChaCha8Rng::seed_from_u64(opening.hash());
     while !game.is_over() {
+        if let Some(outcome) = game.draw_chance(rules, &mut chance) {
+            game = game.play_unchecked(rules, outcome);
+            decisions.push(outcome);
+            continue;
+        }
         let seat = seat_to_move(&game);
         let agent: &mut dyn Agent<W> = if seat == first_agent_color {
             &mut *first

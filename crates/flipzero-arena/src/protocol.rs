@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 
 use flipzero_core::{Bitboard, Color, Game, Outcome, Preset, Rules, notation, with_width};
 use flipzero_engine::{Engine, SearchConfig, WeightsFile};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 
 use crate::agent::{Agent, AgentFactory, AgentSpec};
 
@@ -91,6 +93,8 @@ struct Session<W: Bitboard> {
     /// Each colour's clock (GTP `time_left`), for the agent's time per move.
     clock: [Option<Duration>; 2],
     depth: Option<u32>,
+    /// Draws the chance events of the game (the seats after equal komi bids).
+    chance: ChaCha8Rng,
 }
 
 /// What a command asks of the loop around the session.
@@ -180,6 +184,7 @@ fn serve_with<W: Bitboard>(
         agent: factory.build::<W>(0),
         clock: [None; 2],
         depth: None,
+        chance: ChaCha8Rng::seed_from_u64(0),
     };
     if let Some(ggf) = pending_game {
         let reply = session.set_game(&ggf, source);
@@ -313,8 +318,22 @@ impl<W: Bitboard> Session<W> {
             lower.as_str()
         };
         let next = notation::replay(&self.rules, &self.game, written).map_err(|e| e.reason)?;
-        self.history.push(std::mem::replace(&mut self.game, next));
+        self.advance(next);
         Ok(())
+    }
+
+    /// Moves the game on to `next`, drawing a chance event that follows (nobody is asked
+    /// for it); each step can be undone.
+    fn advance(&mut self, next: Game<W>) {
+        self.history.push(std::mem::replace(&mut self.game, next));
+        self.draw_chance();
+    }
+
+    fn draw_chance(&mut self) {
+        if let Some(outcome) = self.game.draw_chance(&self.rules, &mut self.chance) {
+            let next = self.game.play_unchecked(&self.rules, outcome);
+            self.history.push(std::mem::replace(&mut self.game, next));
+        }
     }
 
     fn move_name(&self, game: &Game<W>, decision: flipzero_core::Decision) -> String {
@@ -462,14 +481,20 @@ impl<W: Bitboard> Session<W> {
                 let (decision, _) = self.think()?;
                 let name = self.move_name(&self.game, decision).to_ascii_uppercase();
                 if command == "genmove" {
-                    let next = self.game.play_unchecked(&self.rules, decision);
-                    self.history.push(std::mem::replace(&mut self.game, next));
+                    self.advance(self.game.play_unchecked(&self.rules, decision));
                 }
                 done(name)
             }
             "undo" => {
-                let previous = self.history.pop().ok_or("cannot undo")?;
-                self.game = previous;
+                let mut game = self.history.pop().ok_or("cannot undo")?;
+                // A drawn chance event goes back with the decision that led to it.
+                while game.awaits_chance() {
+                    match self.history.pop() {
+                        Some(previous) => game = previous,
+                        None => break,
+                    }
+                }
+                self.game = game;
                 done(String::new())
             }
             "showboard" => done(format!("\n{}", self.game.to_diagram(&self.rules))),
@@ -657,6 +682,7 @@ impl<W: Bitboard> Session<W> {
                 }
                 self.game = game;
                 self.history = history;
+                self.draw_chance();
                 match self.rebuild_agent(source) {
                     Ok(()) => Vec::new(),
                     Err(reason) => vec![format!("status error: {reason}")],

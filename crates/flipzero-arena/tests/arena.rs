@@ -5,7 +5,7 @@ use flipzero_arena::{
     Agent, AgentFactory, AgentSpec, MctsAgent, MctsSpec, RandomAgent, balanced_openings, play_game,
     play_paired, random_openings,
 };
-use flipzero_core::{Bitboard, Color, Game, Outcome, Preset, Rules};
+use flipzero_core::{Bitboard, Color, Decision, Game, Outcome, Preset, Rules};
 use flipzero_engine::{Engine, SearchConfig, WeightsFile};
 use flipzero_mcts::{MctsConfig, UniformEvaluator};
 
@@ -147,6 +147,45 @@ fn komi_bidding_that_swaps_seats_is_scored_for_the_right_agent() {
         "engine vs random under komi: {}",
         result.score()
     );
+}
+
+#[test]
+fn the_match_draws_the_seats_after_equal_bids_and_asks_no_agent() {
+    let rules = Preset::Komi.rules(Some(6)).unwrap();
+    let tie = flipzero_core::replay(&rules, &Game::<u64>::start(&rules), "bid+1 bid+1").unwrap();
+    let engine = factory(&AgentSpec::Engine("depth=2".parse().unwrap()), &rules);
+    let game = |first_agent_color| {
+        let (mut first, mut second) = (engine.build::<u64>(0), engine.build::<u64>(1));
+        play_game(
+            &rules,
+            &tie,
+            [first.as_mut(), second.as_mut()],
+            first_agent_color,
+            None,
+        )
+    };
+    let (as_black, as_white) = (game(Color::Black), game(Color::White));
+    for result in [&as_black, &as_white] {
+        assert!(
+            matches!(result.decisions[0], Decision::TieBreak { .. }),
+            "{:?}",
+            result.decisions[0]
+        );
+        assert!(
+            !result.decisions[1..]
+                .iter()
+                .any(|d| matches!(d, Decision::TieBreak { .. }))
+        );
+        let end = result
+            .decisions
+            .iter()
+            .fold(tie.clone(), |game, &decision| {
+                game.play(&rules, decision).unwrap()
+            });
+        assert!(end.is_over());
+    }
+    // Both games of a pair draw alike (a seed of the opening).
+    assert_eq!(as_black.decisions[0], as_white.decisions[0]);
 }
 
 #[test]

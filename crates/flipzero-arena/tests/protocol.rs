@@ -43,6 +43,25 @@ fn gtp_replies(variant: &str, input: &[u8]) -> Vec<String> {
 }
 
 #[test]
+fn gtp_draws_the_seats_after_equal_bids_and_undo_takes_them_back_with_the_bid() {
+    let replies = gtp_replies(
+        "komi",
+        b"boardsize 6\nplay b bid+1\nplay w bid+1\ngenmove b\nundo\nundo\ngenmove w\n",
+    );
+    assert_eq!(replies[..3], ["=", "=", "="]);
+    // After the draw Black moves on the board, not a chance outcome.
+    let square = replies[3].trim_start_matches("= ");
+    assert!(
+        square.len() == 2 && square.as_bytes()[0].is_ascii_alphabetic(),
+        "{}",
+        replies[3]
+    );
+    assert_eq!(replies[4..6], ["=", "="]);
+    // Two undos: the move, then the draw with the second bid: the second bidder bids again.
+    assert!(replies[6].starts_with("= BID"), "{}", replies[6]);
+}
+
+#[test]
 fn gtp_refuses_clocks_that_are_not_numbers_of_seconds() {
     let replies = gtp_replies(
         "othello",

@@ -100,7 +100,7 @@ fn perft_counts_a_variant_by_name_and_by_file() {
         .output()
         .unwrap();
     assert!(output.status.success());
-    assert_eq!(leaves(&json_lines(&output.stdout)), [17, 289, 1156]);
+    assert_eq!(leaves(&json_lines(&output.stdout)), [17, 306, 1224]);
     let file = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../configs/variants/rotation.toml"
@@ -309,6 +309,34 @@ fn play_refuses_mistyped_moves_and_takes_moves_back() {
     assert!(text.contains("nothing to undo"), "{text}");
     // Legal moves are marked on the board.
     assert!(text.contains('*'), "{text}");
+}
+
+#[test]
+fn play_draws_the_seats_after_equal_bids_and_undo_takes_back_the_bid() {
+    let output = flipzero()
+        .args([
+            "play",
+            "--variant",
+            "komi",
+            "--size",
+            "6",
+            "--white",
+            "human",
+        ])
+        .write_stdin("bid+1\nbid+1\nundo\nquit\n")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("equal bids: the seats are drawn (tie-kept)")
+            || text.contains("equal bids: the seats are drawn (tie-swapped)"),
+        "{text}"
+    );
+    // Taken back to the second bid: the bids are offered again, the draw is not.
+    let after_undo = text.split("taken back").nth(1).expect("an undo");
+    assert!(after_undo.contains("bid+1"), "{text}");
+    assert!(!text.contains("to decide (tie-"), "{text}");
 }
 
 #[test]

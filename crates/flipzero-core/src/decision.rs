@@ -45,6 +45,13 @@ pub enum Decision {
     Orient(Orientation),
     /// Bid the disc difference expected in White's favour (komi).
     Bid(i8),
+    /// The chance event after equal komi bids: whether the first bidder takes the colour
+    /// other than the one they bid as. No player chooses it: whoever runs the game draws it,
+    /// each outcome with probability 1/2 ([`crate::Game::draw_chance`]).
+    TieBreak {
+        /// The first bidder plays the other colour.
+        swapped: bool,
+    },
 }
 
 impl Decision {

@@ -7,7 +7,9 @@
 //!   (`c6+`, `c6x`) under rotation rules, the colour (`f5X`, `f5O`) under Reversi II `free`;
 //! - `pass` or `PA`;
 //! - `+` or `x` alone: the orientation of the next flipped rotation disc;
-//! - `bid+3`, `bid-2`, `bid0`: a komi bid.
+//! - `bid+3`, `bid-2`, `bid0`: a komi bid;
+//! - `tie-kept`, `tie-swapped`: the chance event after equal bids (the first bidder keeps
+//!   the colour they bid as, or takes the other).
 
 use crate::bitboard::Bitboard;
 use crate::decision::{Decision, Orientation};
@@ -41,6 +43,10 @@ fn colour_suffix(rules: &Rules) -> bool {
     )
 }
 
+/// The names of the two outcomes of the equal-bid chance event.
+const TIE_KEPT: &str = "tie-kept";
+const TIE_SWAPPED: &str = "tie-swapped";
+
 /// A decision as move-list text.
 pub fn decision_name<W: Bitboard>(
     rules: &Rules,
@@ -69,6 +75,8 @@ pub fn decision_name<W: Bitboard>(
         Decision::Pass => "pass".to_owned(),
         Decision::Orient(orientation) => orientation.symbol().to_string(),
         Decision::Bid(bid) => format!("bid{bid:+}"),
+        Decision::TieBreak { swapped: false } => TIE_KEPT.to_owned(),
+        Decision::TieBreak { swapped: true } => TIE_SWAPPED.to_owned(),
     }
 }
 
@@ -111,6 +119,12 @@ fn next_decision<'a, W: Bitboard>(
     }
     if lower.starts_with("pa") {
         return Ok(Some((Decision::Pass, &text[..2], &text[2..])));
+    }
+    for (name, swapped) in [(TIE_KEPT, false), (TIE_SWAPPED, true)] {
+        if lower.starts_with(name) {
+            let (token, rest) = text.split_at(name.len());
+            return Ok(Some((Decision::TieBreak { swapped }, token, rest)));
+        }
     }
     if let Some(rest) = lower.strip_prefix("bid") {
         let digits = rest

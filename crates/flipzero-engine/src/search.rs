@@ -25,6 +25,12 @@ use crate::solver::{Goal, solve_for, solve_one_best};
 
 /// The depth of a search that runs to the end of the game.
 const TO_THE_END: u32 = u32::MAX;
+
+/// The value of the chance event after equal komi bids, for whoever is to move there: its two
+/// outcomes seat the same position with the bidders' colours exchanged, so one bidder's value
+/// in the one is minus theirs in the other, and the mean is exactly 0 (checked against
+/// [`minimax`], which takes the mean).
+const CHANCE_VALUE: i32 = 0;
 /// Limits are checked once every this many nodes (a power of two).
 const LIMIT_CHECK_INTERVAL: u64 = 1024;
 /// Below this remaining depth children are ordered by history alone: evaluating each one
@@ -469,6 +475,9 @@ impl<W: Bitboard> Engine<W> {
         if game.is_over() {
             return self.terminal_value(game);
         }
+        if game.awaits_chance() {
+            return CHANCE_VALUE;
+        }
         if depth == 0 {
             return self.static_value(game);
         }
@@ -662,6 +671,17 @@ impl<W: Bitboard> Engine<W> {
         if game.is_over() {
             return None;
         }
+        if let Some(decision) = game.draw_chance(&self.rules, &mut self.rng) {
+            // Nothing to search: an outcome drawn, as whoever runs the game should have.
+            return Some(Choice {
+                decision,
+                value: CHANCE_VALUE,
+                exact: true,
+                depth: 0,
+                nodes: 0,
+                principal_variation: vec![decision],
+            });
+        }
         self.start_clock();
         if self.plays_exactly(game) {
             if let Some(choice) = self.choose_exactly(game) {
@@ -765,6 +785,9 @@ impl<W: Bitboard> Engine<W> {
         if game.is_over() {
             return exact(self.terminal_value(game));
         }
+        if game.awaits_chance() {
+            return exact(CHANCE_VALUE);
+        }
         self.start_clock();
         if self.plays_exactly(game) {
             if let Some((position, goal)) = self.as_position(game) {
@@ -828,10 +851,11 @@ pub fn minimax<W: Bitboard>(engine: &Engine<W>, game: &Game<W>, depth: u32) -> i
     if game.is_over() {
         return engine.terminal_value(game);
     }
-    if depth == 0 {
+    if depth == 0 && !game.awaits_chance() {
         return engine.static_value(game);
     }
-    game.legal_decisions(&engine.rules)
+    let values = game
+        .legal_decisions(&engine.rules)
         .into_iter()
         .map(|decision| {
             let child = game.play_unchecked(&engine.rules, decision);
@@ -841,7 +865,13 @@ pub fn minimax<W: Bitboard>(engine: &Engine<W>, game: &Game<W>, depth: u32) -> i
             } else {
                 -value
             }
-        })
+        });
+    if game.awaits_chance() {
+        // The mean over equally likely outcomes (rounded towards 0).
+        let values: Vec<i32> = values.collect();
+        return values.iter().sum::<i32>() / values.len() as i32;
+    }
+    values
         .max()
         .expect("an unfinished game has a legal decision")
 }

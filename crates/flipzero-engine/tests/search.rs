@@ -268,6 +268,39 @@ fn limits_stop_the_search_and_keep_a_finished_iteration() {
 }
 
 #[test]
+fn equal_bids_are_worth_nothing_to_either_bidder() {
+    let rules = Preset::Komi.rules(Some(6)).unwrap();
+    let tie = flipzero_core::replay(&rules, &Game::<u64>::start(&rules), "bid-2 bid-2").unwrap();
+    assert!(tie.awaits_chance());
+    let mut player = engine::<u64>(&rules, SearchConfig::default());
+    // Both outcomes seat the same position, Black to move: its value is the same, and the
+    // bidder to move at the event is Black in one and White in the other.
+    let values: Vec<i32> = tie
+        .legal_decisions(&rules)
+        .into_iter()
+        .map(|outcome| minimax(&player, &tie.play_unchecked(&rules, outcome), 2))
+        .collect();
+    assert_eq!(values[0], values[1]);
+    assert_ne!(values[0], 0, "a position worth something either way");
+    // So the mean over the event is exactly 0, which the reference finds by averaging and
+    // the search knows without searching.
+    assert_eq!(minimax(&player, &tie, 3), 0);
+    assert_eq!(player.value(&tie, 3), (0, true));
+    assert_eq!(player.search_value(&tie, 3), 0);
+    // Asked to choose there, the engine draws an outcome rather than searching.
+    let choice = player.choose(&tie).unwrap();
+    assert!(matches!(choice.decision, Decision::TieBreak { .. }));
+    // Before the second bid, equal bids are worth 0 and other bids are searched.
+    let first = flipzero_core::replay(&rules, &Game::<u64>::start(&rules), "bid-2").unwrap();
+    let analysis = player.analyze(&first, 2);
+    let equal = analysis
+        .iter()
+        .find(|value| value.decision == Decision::Bid(-2))
+        .unwrap();
+    assert_eq!((equal.value, equal.exact), (0, true));
+}
+
+#[test]
 fn the_player_plays_exactly_below_the_solve_threshold() {
     let rules = Preset::Othello.rules(Some(8)).unwrap();
     for seed in 0..3 {

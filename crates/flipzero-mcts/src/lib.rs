@@ -429,6 +429,10 @@ impl<W: Bitboard> Mcts<W> {
                 &game,
                 self.config.score_utility,
             ))
+        } else if game.awaits_chance() {
+            // Equal komi bids: both seatings are equally likely and mirror each other, so
+            // the value is exactly 0 for whoever is to move (see the engine's CHANCE_VALUE).
+            Some(0.0)
         } else {
             self.solved_value(&game)
         };
@@ -697,6 +701,10 @@ impl<W: Bitboard> Mcts<W> {
     /// Evaluates the root if needed and mixes in the noise: what a search does first.
     pub fn prepare_root(&mut self, evaluator: &mut impl Evaluator<W>) {
         assert!(!self.game().is_over(), "search of a finished game");
+        assert!(
+            !self.game().awaits_chance(),
+            "a chance event is drawn (Game::draw_chance), not searched"
+        );
         if self.nodes[self.root].edges.is_none() {
             self.expand(self.root, evaluator);
         }

@@ -2,7 +2,9 @@
 
 use flipzero_core::{Bitboard, Decision, Game, Preset, Rules};
 use flipzero_engine::{Engine, SearchConfig, WeightsFile};
-use flipzero_mcts::{Mcts, MctsConfig, SearchKind, UniformEvaluator, search_many};
+use flipzero_mcts::{
+    Evaluation, Evaluator, Mcts, MctsConfig, SearchKind, UniformEvaluator, search_many,
+};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -168,6 +170,63 @@ fn solved_leaves_find_wins_with_few_simulations() {
         checked >= 5,
         "only {checked} positions had a forced win to find"
     );
+}
+
+/// Uniform priors and a value of +0.5 for Black's player (any value but 0): asked about a
+/// chance event, it fails the test.
+struct BlackAhead;
+
+impl<W: Bitboard> Evaluator<W> for BlackAhead {
+    fn evaluate(
+        &mut self,
+        _rules: &Rules,
+        positions: &[(&Game<W>, &[Decision])],
+    ) -> Vec<Evaluation> {
+        positions
+            .iter()
+            .map(|(game, decisions)| {
+                assert!(
+                    !game.awaits_chance(),
+                    "an evaluation asked at a chance event"
+                );
+                let black = game.side_to_move() == flipzero_core::Color::Black;
+                Evaluation {
+                    priors: vec![1.0 / decisions.len() as f32; decisions.len()],
+                    value: if black { 0.5 } else { -0.5 },
+                    score: 0.0,
+                }
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn the_chance_event_after_equal_bids_is_a_leaf_worth_0() {
+    let rules = Preset::Komi.rules(Some(6)).unwrap();
+    let first_bid = flipzero_core::replay(&rules, &Game::<u64>::start(&rules), "bid+1").unwrap();
+    let config = MctsConfig {
+        simulations: 400,
+        noise_fraction: 0.0,
+        ..MctsConfig::default()
+    };
+    let mut tree = Mcts::new(&rules, config, &first_bid);
+    let result = tree.search(&mut BlackAhead);
+    // The equal bid leads to the event: never evaluated, each visit worth exactly 0; the
+    // other bids lead to evaluated positions, worth something.
+    for (decision, visits, mean) in result.decisions {
+        if decision == Decision::Bid(1) {
+            assert!(visits > 1, "{visits} visits");
+            assert_eq!(mean, 0.0);
+        } else if visits > 0 {
+            assert_ne!(mean, 0.0, "{decision:?}");
+        }
+    }
+    // Played, the event is the root: it is drawn, and the tree goes on from the outcome.
+    tree.advance(Decision::Bid(1));
+    assert!(tree.game().awaits_chance());
+    tree.advance(Decision::TieBreak { swapped: true });
+    assert!(tree.game().seats_swapped());
+    assert!(!tree.search(&mut BlackAhead).decisions.is_empty());
 }
 
 #[test]

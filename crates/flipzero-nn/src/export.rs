@@ -554,6 +554,8 @@ fn decision_map<W: Bitboard>(rules: &Rules) -> Vec<DecisionEntry> {
                     entry.kind = "bid".to_owned();
                     entry.bid = Some(bid);
                 }
+                // Not a player's decision: the policy has no index for it.
+                Decision::TieBreak { .. } => unreachable!("decision_at names players' decisions"),
             }
             entry
         })
@@ -597,7 +599,8 @@ fn test_vectors<W: Bitboard>(
             moves.push(notation::decision_name(rules, game.geometry(), decision));
             game = game.play_unchecked(rules, decision);
         }
-        if game.is_over() {
+        // Nor chance events: a network is never asked there (they are drawn).
+        if game.is_over() || game.awaits_chance() {
             continue;
         }
         let encoded = encoder.encode(&game);

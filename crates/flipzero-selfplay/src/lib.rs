@@ -111,6 +111,10 @@ fn random_opening<W: Bitboard>(
         }
         game = next;
     }
+    // The search starts from a player's decision: a chance event left pending is drawn.
+    if let Some(outcome) = game.draw_chance(rules, &mut rng) {
+        game = game.play_unchecked(rules, outcome);
+    }
     game
 }
 
@@ -299,6 +303,11 @@ pub fn play_games<W: Bitboard>(
             }
             game.decisions.push(decision);
             tree.advance(decision);
+            // A chance event (the seats after equal komi bids) is drawn, not searched.
+            if let Some(outcome) = tree.game().draw_chance(rules, &mut game.rng) {
+                game.decisions.push(outcome);
+                tree.advance(outcome);
+            }
             if tree.game().is_over() {
                 let end = tree.game().clone();
                 let first_solved = game

@@ -1,6 +1,6 @@
 //! Self-play games replay to their recorded ends, and their samples carry the right targets.
 
-use flipzero_core::{Bitboard, Color, Game, Outcome, Preset, Rules};
+use flipzero_core::{Bitboard, Color, Decision, Game, Outcome, Preset, Rules};
 use flipzero_mcts::{MctsConfig, UniformEvaluator};
 use flipzero_selfplay::{GameRecord, SelfPlayConfig, play};
 
@@ -24,8 +24,17 @@ fn config(games: usize) -> SelfPlayConfig {
 
 fn check(rules: &Rules, record: &GameRecord) {
     let mut game = Game::<u64>::from_text(rules, &record.start).unwrap();
-    assert_eq!(record.samples.len(), record.decisions.len());
-    for (sample, &decision) in record.samples.iter().zip(&record.decisions) {
+    let mut samples = record.samples.iter();
+    for &decision in &record.decisions {
+        if game.awaits_chance() {
+            // Drawn, not searched: no sample.
+            assert!(matches!(decision, Decision::TieBreak { .. }));
+            game = game.play(rules, decision).unwrap();
+            continue;
+        }
+        let sample = samples
+            .next()
+            .expect("a sample for every searched decision");
         assert_eq!(sample.position, game.to_text(rules));
         let total: f32 = sample.policy.iter().map(|p| p.1).sum();
         assert!((total - 1.0).abs() < 1e-4, "policy sums to {total}");
@@ -36,6 +45,7 @@ fn check(rules: &Rules, record: &GameRecord) {
         );
         game = game.play(rules, decision).unwrap();
     }
+    assert!(samples.next().is_none(), "a sample without a decision");
     assert!(game.is_over());
     assert_eq!(game.outcome(rules), Some(record.outcome));
     assert_eq!(game.score(rules), record.score);
@@ -88,10 +98,33 @@ fn games_replay_to_their_ends_with_consistent_targets() {
     std::fs::remove_dir_all(&directory).unwrap();
 }
 
+/// Enough seeded komi games for equal bids (3 of these 60).
+const GAMES_WITH_EQUAL_BIDS: usize = 60;
+
 #[test]
 fn bidders_get_the_result_of_the_colour_they_ended_up_with() {
     let rules = Preset::Komi.rules(Some(6)).unwrap();
-    let records = play::<u64>(&rules, &config(4), &mut UniformEvaluator);
+    let records = play::<u64>(
+        &rules,
+        &config(GAMES_WITH_EQUAL_BIDS),
+        &mut UniformEvaluator,
+    );
+    // Equal bids came up, and the chance event after them was drawn (its fairness: the
+    // golden tests of the rules).
+    let draws: Vec<Decision> = records
+        .iter()
+        .filter_map(|record| {
+            record
+                .decisions
+                .iter()
+                .copied()
+                .find(|decision| matches!(decision, Decision::TieBreak { .. }))
+        })
+        .collect();
+    assert!(
+        !draws.is_empty(),
+        "no equal bids in {GAMES_WITH_EQUAL_BIDS} games"
+    );
     for record in &records {
         check(&rules, record);
         // The first sample is the first bid, by the first player; after the bids they play

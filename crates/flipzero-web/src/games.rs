@@ -5,6 +5,8 @@
 use flipzero_arena::competition::SavedGame;
 use flipzero_core::{Bitboard, Color, Decision, Game, Outcome, Phase, Preset, Rules};
 use flipzero_core::{decision_name, notation, with_width};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 /// A request the server does not serve: the HTTP status to answer and why.
@@ -226,6 +228,13 @@ pub(crate) fn replayed<W: Bitboard>(
         decisions.push(name_of(rules, &game, decision));
         game = game.play_unchecked(rules, decision);
     }
+    // Nobody decides a chance event (the seats after equal bids): the server draws it, from
+    // a seed of the position, so that replaying the request draws it alike.
+    let mut chance = ChaCha8Rng::seed_from_u64(game.hash());
+    if let Some(outcome) = game.draw_chance(rules, &mut chance) {
+        decisions.push(name_of(rules, &game, outcome));
+        game = game.play_unchecked(rules, outcome);
+    }
     let canonical = GameRequest {
         variant: request.variant.clone(),
         size: request.size,
@@ -251,6 +260,7 @@ fn prompt<W: Bitboard>(rules: &Rules, game: &Game<W>) -> String {
         Phase::Bid => {
             format!("{side} bids the komi: the disc difference expected in White's favour")
         }
+        Phase::TieBreak => "equal bids: the seats are drawn".to_owned(),
         Phase::TurnStart => format!("{side} to move"),
         Phase::NeutralDrop => format!("{side} drops the neutral disc"),
         Phase::SwapSecond { .. } => format!("{side} picks the second neutral disc to swap"),
@@ -333,7 +343,7 @@ pub fn state(request: &GameRequest) -> Result<StateView, ApiError> {
 }
 
 /// A new game of a preset: its start, which for some presets depends on `seed` (random
-/// openings, the coin of equal komi bids).
+/// openings).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StartRequest {
@@ -523,6 +533,51 @@ mod tests {
             error.message.contains("one decision at a time"),
             "{}",
             error.message
+        );
+    }
+
+    #[test]
+    fn the_server_draws_the_seats_after_equal_bids_alike_each_time() {
+        let request = |decisions: &[&str]| GameRequest {
+            variant: "komi".into(),
+            size: Some(6),
+            opening: start(&StartRequest {
+                variant: "komi".into(),
+                size: Some(6),
+                seed: 0,
+            })
+            .unwrap()
+            .game
+            .opening,
+            decisions: decisions.iter().map(|&name| name.to_owned()).collect(),
+        };
+        let view = state(&request(&["bid+1", "bid+1"])).unwrap();
+        let drawn = &view.game.decisions;
+        assert_eq!(drawn.len(), 3, "{drawn:?}");
+        assert!(
+            drawn[2] == "tie-kept" || drawn[2] == "tie-swapped",
+            "{drawn:?}"
+        );
+        assert!(
+            !view
+                .legal
+                .iter()
+                .any(|decision| decision.name.starts_with("tie-"))
+        );
+        assert_eq!(
+            state(&request(&["bid+1", "bid+1"])).unwrap().game,
+            view.game
+        );
+        // Replaying the drawn game changes nothing; unequal bids draw nothing.
+        let replayed: Vec<&str> = drawn.iter().map(String::as_str).collect();
+        assert_eq!(state(&request(&replayed)).unwrap().game, view.game);
+        assert_eq!(
+            state(&request(&["bid+1", "bid+2"]))
+                .unwrap()
+                .game
+                .decisions
+                .len(),
+            2
         );
     }
 

@@ -39,6 +39,54 @@ fn full_board(black: usize, extra: &str) -> String {
 }
 
 #[test]
+fn equal_bids_are_settled_by_a_chance_event_after_them() {
+    let komi = rules(Preset::Komi);
+    // Nothing is drawn at the start: every seed starts the same game.
+    let starts: Vec<u64> = (0..8)
+        .map(|seed| Game::<u64>::try_start(&komi, seed).unwrap().hash())
+        .collect();
+    assert!(starts.iter().all(|&hash| hash == starts[0]));
+    // Equal bids: the komi is settled, the seats are not, and only the two outcomes of the
+    // chance event are legal; each seats the bidders one way.
+    let tie = play(&komi, "bid+1 bid+1");
+    assert!(tie.awaits_chance() && tie.is_mid_turn() && !tie.is_over());
+    assert_eq!(tie.komi(), -1.0);
+    let outcomes = tie.legal_decisions(&komi);
+    assert_eq!(
+        outcomes,
+        [
+            Decision::TieBreak { swapped: false },
+            Decision::TieBreak { swapped: true }
+        ]
+    );
+    let kept = play(&komi, "bid+1 bid+1 tie-kept");
+    let swapped = play(&komi, "bid+1 bid+1 tie-swapped");
+    assert!(!kept.seats_swapped() && swapped.seats_swapped());
+    assert_eq!(
+        (kept.side_to_move(), swapped.side_to_move()),
+        (Color::Black, Color::Black)
+    );
+    assert_ne!(kept.hash(), swapped.hash());
+    assert_ne!(tie.hash(), kept.hash());
+    // The text keeps the pending event and reads back.
+    let text = tie.to_text(&komi);
+    assert!(text.contains("phase=tie"), "{text}");
+    assert_eq!(
+        Game::<u64>::from_text(&komi, &text).unwrap().hash(),
+        tie.hash()
+    );
+    // A chance event is no player's: drawn uniformly, each outcome about half the time.
+    let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(7);
+    let swaps = (0..1000)
+        .filter(|_| tie.draw_chance(&komi, &mut rng) == Some(Decision::TieBreak { swapped: true }))
+        .count();
+    assert!((440..=560).contains(&swaps), "{swaps} swaps of 1000");
+    assert_eq!(kept.draw_chance(&komi, &mut rng), None);
+    // Unequal bids seat the bidders at once.
+    assert!(!play(&komi, "bid+1 bid+2").awaits_chance());
+}
+
+#[test]
 fn komi_bids_from_the_seed() {
     // Bids +3 and +2: komi = -(3 + 2) / 2 = -2.5, and the higher bid plays White.
     let komi = rules(Preset::Komi);
@@ -371,14 +419,16 @@ fn biversi_turns_and_groups() {
 
 #[test]
 fn komi_bids_are_two_turns_in_front_of_othello() {
-    // 17 bids each, then the Othello tree: perft(d) = 17 * 17 * othello perft(d - 2).
+    // 17 bids each, then the Othello tree; the 17 equal pairs end in the chance event, whose
+    // two outcomes are leaves of the second bid's turn: perft(d) = (17 * 17 + 17) * othello
+    // perft(d - 2).
     let komi = rules(Preset::Komi);
     let start = Game::<u64>::start(&komi);
     let othello = Position::start(start.geometry());
     for depth in 2..=6 {
         assert_eq!(
             flipzero_core::game::perft(&komi, &start, depth),
-            289 * flipzero_core::perft(&othello, depth - 2),
+            306 * flipzero_core::perft(&othello, depth - 2),
             "depth {depth}"
         );
     }

@@ -8,6 +8,8 @@ use anyhow::Context;
 use clap::Args;
 use flipzero_core::{Bitboard, Color, Decision, Game, Outcome, Rules, decision_name, notation};
 use flipzero_engine::Engine;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 
 use super::engine_setup::{PlayerSpec, weights_for};
 
@@ -26,7 +28,7 @@ pub(crate) struct PlayArgs {
     /// Who plays White.
     #[arg(long, default_value = "engine:depth=8")]
     white: PlayerSpec,
-    /// Seed of what the start leaves to chance (random openings, equal bids).
+    /// Seed of what the game leaves to chance (random openings, the seats after equal bids).
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Evaluation weights file (TOML); the embedded weights when absent.
@@ -48,7 +50,9 @@ pub(crate) fn run(args: &PlayArgs) -> anyhow::Result<()> {
         };
         let mut players = [seat(&args.black), seat(&args.white)];
         let stdin = std::io::stdin();
-        play(&rules, start, &mut players, &mut stdin.lock(), &mut std::io::stdout().lock())
+        let mut chance = ChaCha8Rng::seed_from_u64(args.seed);
+        let (input, out) = (&mut stdin.lock(), &mut std::io::stdout().lock());
+        play(&rules, start, &mut players, &mut chance, input, out)
     })
 }
 
@@ -59,6 +63,7 @@ fn play<W: Bitboard>(
     rules: &Rules,
     mut game: Game<W>,
     players: &mut [Option<Engine<W>>; 2],
+    chance: &mut ChaCha8Rng,
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
@@ -67,6 +72,12 @@ fn play<W: Bitboard>(
     let mut shown = true;
     writeln!(out, "{HELP}")?;
     while !game.is_over() {
+        if let Some(outcome) = game.draw_chance(rules, chance) {
+            let name = decision_name(rules, game.geometry(), outcome);
+            writeln!(out, "equal bids: the seats are drawn ({name})")?;
+            game = game.play_unchecked(rules, outcome);
+            continue;
+        }
         let side = game.side_to_move();
         let legal = game.legal_decisions(rules);
         let name = |decision: Decision| decision_name(rules, game.geometry(), decision);

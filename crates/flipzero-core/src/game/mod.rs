@@ -25,6 +25,9 @@ pub use text::GameTextError;
 pub enum Phase<W> {
     /// Komi bidding: the side to move bids.
     Bid,
+    /// Equal bids: the chance event that seats the bidders comes next
+    /// ([`Decision::TieBreak`], drawn by whoever runs the game, not chosen by a player).
+    TieBreak,
     /// The first decision of a turn.
     TurnStart,
     /// Neuversi: the disc is placed; the neutral comes next.
@@ -191,8 +194,6 @@ pub struct Game<W: Bitboard> {
     first_bid: Option<i8>,
     /// Whether the bids put the first bidder on the other colour.
     seats_swapped: bool,
-    /// Equal bids swap the seats when this coin is set (drawn at the start).
-    coin: bool,
     /// A result decided by a rule (a line, a repetition) rather than the count.
     decided: Option<Outcome>,
     over: bool,
@@ -206,7 +207,7 @@ fn index_of(color: Color) -> usize {
 
 impl<W: Bitboard> Game<W> {
     /// The start of a game under `rules`; `seed` draws what the start leaves to chance (random
-    /// openings, the coin for equal bids).
+    /// openings).
     ///
     /// # Errors
     /// When the board does not fit `W`, or the start position of the rules cannot be built.
@@ -218,10 +219,9 @@ impl<W: Bitboard> Game<W> {
             StartSpec::Placement { .. } => Self::blank(rules)?,
             _ => Self::centred_start(rules)?,
         };
-        // Drawn always, so that the plies below do not depend on the komi; kept only where
-        // bids can tie, so that other rules have one start.
-        let coin = rng.random_bool(0.5);
-        game.coin = coin && matches!(rules.spec().komi, crate::rules::KomiSpec::Bid { .. });
+        // The equal-bid coin was once drawn here (it is now a chance event after the bids):
+        // the draw is kept and discarded, so that every seed still draws the openings it drew.
+        let _ = rng.random_bool(0.5);
         match rules.spec_start() {
             StartSpec::RandomPlies(plies) => {
                 // Whole turns: a multi-step turn is played to its end.
@@ -298,7 +298,6 @@ impl<W: Bitboard> Game<W> {
             komi_halves: 0,
             first_bid: None,
             seats_swapped: false,
-            coin: false,
             decided: None,
             over: false,
             history: RepetitionRecord::new(),
@@ -405,8 +404,25 @@ impl<W: Bitboard> Game<W> {
     }
 
     /// Whether the side to move is in the middle of a turn (its next decision continues it).
+    /// The chance event after equal bids belongs to the second bid's turn.
     pub fn is_mid_turn(&self) -> bool {
         !matches!(self.phase, Phase::TurnStart | Phase::Bid)
+    }
+
+    /// Whether the next decision is a chance event (the seats after equal komi bids) rather
+    /// than a player's: its legal decisions are its outcomes, equally likely.
+    pub fn awaits_chance(&self) -> bool {
+        self.phase == Phase::TieBreak
+    }
+
+    /// At a chance event, one of its outcomes drawn uniformly with `rng`; `None` elsewhere.
+    /// Whoever runs a game calls this before asking a player for a decision.
+    pub fn draw_chance(&self, rules: &Rules, rng: &mut impl rand::Rng) -> Option<Decision> {
+        if !self.awaits_chance() {
+            return None;
+        }
+        let outcomes = self.legal_decisions(rules);
+        outcomes.get(rng.random_range(0..outcomes.len())).copied()
     }
 
     /// Discs left to a colour's player: [own colour, other colour]; [`UNLIMITED`] for no limit.
@@ -442,6 +458,7 @@ impl<W: Bitboard> Game<W> {
         use crate::position::mix64;
         let (phase, phase_set) = match self.phase {
             Phase::Bid => (1, W::EMPTY),
+            Phase::TieBreak => (9, W::EMPTY),
             Phase::TurnStart => (2, W::EMPTY),
             Phase::NeutralDrop => (3, W::EMPTY),
             Phase::SwapSecond { swapped } => (4, swapped),
@@ -460,7 +477,7 @@ impl<W: Bitboard> Game<W> {
             self.ko.map_or(u64::MAX, |square| u64::from(square.0)),
             u64::from(self.passes) | u64::from(self.turns.min(4)) << 8,
             self.komi_halves as u64 ^ (self.first_bid.map_or(0xff, |bid| bid as u8) as u64) << 16,
-            u64::from(self.seats_swapped) | u64::from(self.coin) << 1 | u64::from(self.over) << 2,
+            u64::from(self.seats_swapped) | u64::from(self.over) << 2,
             match self.decided {
                 None => 0,
                 Some(Outcome::Draw) => 1,
@@ -914,6 +931,9 @@ impl<W: Bitboard> Game<W> {
                     decisions.extend((min..=max).map(Decision::Bid));
                 }
             }
+            Phase::TieBreak => {
+                decisions.extend([false, true].map(|swapped| Decision::TieBreak { swapped }))
+            }
             Phase::TurnStart => {
                 let regular = self.regular_moves(rules);
                 let extra = self.sacrifices(rules)
@@ -1007,7 +1027,9 @@ impl<W: Bitboard> Game<W> {
     /// playing them. Conservative: `false` where some might not.
     fn every_decision_ends_turn(&self, rules: &Rules) -> bool {
         match self.phase {
-            Phase::Bid
+            // The second bid, when equal to the first, leads to the chance event.
+            Phase::Bid => self.first_bid.is_none(),
+            Phase::TieBreak
             | Phase::NeutralDrop
             | Phase::SwapNeutralise { .. }
             | Phase::SecondPlacement { .. } => true,
@@ -1071,19 +1093,20 @@ impl<W: Bitboard> Game<W> {
                     Some(first) => {
                         // The higher bid plays White; the first bidder bid as the first player.
                         next.komi_halves = -(i16::from(first) + i16::from(bid));
-                        let first_bidder_higher = match first.cmp(&bid) {
-                            std::cmp::Ordering::Greater => true,
-                            std::cmp::Ordering::Less => false,
-                            std::cmp::Ordering::Equal => self.coin,
-                        };
-                        let first_bidder_is_white = rules.first_player() == Color::White;
-                        next.seats_swapped = first_bidder_higher != first_bidder_is_white;
                         next.first_bid = None;
-                        next.phase = Phase::TurnStart;
                         next.side_to_move = rules.first_player();
-                        next.finish_turn_checks(rules);
+                        if first == bid {
+                            next.phase = Phase::TieBreak;
+                        } else {
+                            let first_bidder_is_white = rules.first_player() == Color::White;
+                            next.seat_bidders(rules, (first > bid) != first_bidder_is_white);
+                        }
                     }
                 }
+                return next;
+            }
+            (Phase::TieBreak, Decision::TieBreak { swapped }) => {
+                next.seat_bidders(rules, swapped);
                 return next;
             }
             (Phase::TurnStart, Decision::Pass) => {
@@ -1277,6 +1300,15 @@ impl<W: Bitboard> Game<W> {
         self.phase = Phase::TurnStart;
         self.side_to_move = self.side_to_move.opponent();
         self.turns += 1;
+        self.finish_turn_checks(rules);
+    }
+
+    /// The end of the bidding: the first bidder on the other colour where `swapped`, then
+    /// the first player's first turn.
+    fn seat_bidders(&mut self, rules: &Rules, swapped: bool) {
+        self.seats_swapped = swapped;
+        self.phase = Phase::TurnStart;
+        self.side_to_move = rules.first_player();
         self.finish_turn_checks(rules);
     }
 

@@ -8,11 +8,11 @@
 //!
 //! Squares: `X` black, `O` white, `-` empty, `#` neutral; under rotation rules lower-case `x`
 //! and `o` are discs oriented `x` (upper case are `+`). Fields, each printed only when it
-//! differs from its default: `phase=` (`bid`, `turn`, `drop`, `swap`, `neutralise`, `orient`,
-//! `second-a`, `second-b`), `pending=` (the squares of a swap or the discs still to orient),
+//! differs from its default: `phase=` (`bid`, `tie` (the chance event after equal bids),
+//! `turn`, `drop`, `swap`, `neutralise`, `orient`, `second-a`, `second-b`), `pending=` (the squares of a swap or the discs still to orient),
 //! `supply=` (`own/other,own/other`, Black first), `next=` (the colours Black and White place
 //! next under Reversi II alternating), `ko=`, `passes=`, `turns=`, `komi=`, `bid=` (the first
-//! bid while the second is awaited), `seats=swapped`, `coin=1`, `group-a=` (biversi),
+//! bid while the second is awaited), `seats=swapped`, `group-a=` (biversi),
 //! `result=` (`black`, `white`, `draw`: decided by a line or a repetition) and `over=1`.
 //! The repetition history is not part of the text.
 
@@ -130,6 +130,7 @@ impl<W: Bitboard> Game<W> {
         let default = Self::defaults(rules, self);
         let phase = match self.phase {
             Phase::Bid => "bid",
+            Phase::TieBreak => "tie",
             Phase::TurnStart => "turn",
             Phase::NeutralDrop => "drop",
             Phase::SwapSecond { .. } => "swap",
@@ -192,9 +193,6 @@ impl<W: Bitboard> Game<W> {
         }
         if self.seats_swapped {
             field("seats=swapped".to_owned());
-        }
-        if self.coin {
-            field("coin=1".to_owned());
         }
         if self.group_a != default.group_a {
             field(format!("group-a={}", self.square_list(self.group_a)));
@@ -392,7 +390,6 @@ impl<W: Bitboard> Game<W> {
                     game.first_bid = Some(bid);
                 }
                 "seats" if value == "swapped" => game.seats_swapped = true,
-                "coin" => game.coin = value == "1",
                 "group-a" => game.group_a = squares(value)?,
                 "result" => {
                     game.decided = Some(match value {
@@ -409,6 +406,7 @@ impl<W: Bitboard> Game<W> {
         if let Some(name) = phase_name {
             game.phase = match name.as_str() {
                 "bid" => Phase::Bid,
+                "tie" => Phase::TieBreak,
                 "turn" => Phase::TurnStart,
                 "drop" => Phase::NeutralDrop,
                 "swap" => Phase::SwapSecond { swapped: pending },
@@ -426,6 +424,10 @@ impl<W: Bitboard> Game<W> {
             let spec = rules.spec();
             let allowed = match game.phase {
                 Phase::Bid => matches!(rules.komi(), Komi::Bid { .. }),
+                // After both bids: no bid is pending.
+                Phase::TieBreak => {
+                    matches!(rules.komi(), Komi::Bid { .. }) && game.first_bid.is_none()
+                }
                 Phase::TurnStart => true,
                 Phase::NeutralDrop | Phase::SwapSecond { .. } | Phase::SwapNeutralise { .. } => {
                     spec.neutral.is_some()

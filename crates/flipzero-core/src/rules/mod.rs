@@ -462,6 +462,9 @@ impl Rules {
                 }
                 _ => panic!("bid {bid} is not in these rules' bid range"),
             },
+            Decision::TieBreak { .. } => {
+                panic!("a chance outcome is no player's decision: the policy has no index for it")
+            }
         }
     }
 

@@ -188,12 +188,15 @@ async function undo() {
     return;
   }
   const humans = ["black", "white"].some((seat) => player(seat) === "human");
-  let decisions = game.decisions.slice(0, -1);
+  // The server draws a chance event (the seats after equal bids) as soon as it comes:
+  // its outcome goes back with the bid that led to it.
+  const takeBack = (list) => list.slice(0, list.at(-1)?.startsWith("tie-") ? -2 : -1);
+  let decisions = takeBack(game.decisions);
   try {
     let state = await call("/api/state", { ...game, decisions });
     // Back to the last position where a human was to decide.
     while (humans && decisions.length > 0 && player(state.seat) !== "human") {
-      decisions = decisions.slice(0, -1);
+      decisions = takeBack(decisions);
       state = await call("/api/state", { ...game, decisions });
     }
     if (!humans) paused = true;
