@@ -93,8 +93,6 @@ struct Session<W: Bitboard> {
     /// Each colour's clock (GTP `time_left`), for the agent's time per move.
     clock: [Option<Duration>; 2],
     depth: Option<u32>,
-    /// Draws the chance events of the game (the seats after equal komi bids).
-    chance: ChaCha8Rng,
 }
 
 /// What a command asks of the loop around the session.
@@ -184,7 +182,6 @@ fn serve_with<W: Bitboard>(
         agent: factory.build::<W>(0),
         clock: [None; 2],
         depth: None,
-        chance: ChaCha8Rng::seed_from_u64(0),
     };
     if let Some(ggf) = pending_game {
         let reply = session.set_game(&ggf, source);
@@ -317,7 +314,14 @@ impl<W: Bitboard> Session<W> {
         } else {
             lower.as_str()
         };
-        let next = notation::replay(&self.rules, &self.game, written).map_err(|e| e.reason)?;
+        let (decisions, next) =
+            notation::replay_decisions(&self.rules, &self.game, written).map_err(|e| e.reason)?;
+        if decisions
+            .iter()
+            .any(|decision| matches!(decision, flipzero_core::Decision::TieBreak { .. }))
+        {
+            return Err("the seats after equal bids are drawn by the engine, not played".into());
+        }
         self.advance(next);
         Ok(())
     }
@@ -329,8 +333,11 @@ impl<W: Bitboard> Session<W> {
         self.draw_chance();
     }
 
+    /// A chance event pending is drawn, seeded by the position: taking it back and playing
+    /// the same again draws the same, so an undo cannot re-roll it.
     fn draw_chance(&mut self) {
-        if let Some(outcome) = self.game.draw_chance(&self.rules, &mut self.chance) {
+        let mut chance = ChaCha8Rng::seed_from_u64(self.game.hash());
+        if let Some(outcome) = self.game.draw_chance(&self.rules, &mut chance) {
             let next = self.game.play_unchecked(&self.rules, outcome);
             self.history.push(std::mem::replace(&mut self.game, next));
         }

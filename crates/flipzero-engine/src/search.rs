@@ -424,6 +424,8 @@ impl<W: Bitboard> Engine<W> {
                 let guess = if depth >= EVAL_ORDERING_DEPTH {
                     let value = if child.is_over() {
                         self.terminal_value(&child)
+                    } else if child.awaits_chance() {
+                        CHANCE_VALUE
                     } else {
                         self.static_value(&child)
                     };

@@ -471,14 +471,18 @@ fn strong_play<W: Bitboard>(
                 seat_to_move(&start),
                 None,
             );
-            // The branching factor along the game, replayed.
+            // The branching factor along the game, replayed: players' decisions only (not the
+            // chance event after equal komi bids).
             let mut position = start;
-            let mut legal = 0;
+            let (mut decided, mut legal) = (0, 0);
             for &decision in &result.decisions {
-                legal += position.legal_decisions(rules).len();
+                if !position.awaits_chance() {
+                    decided += 1;
+                    legal += position.legal_decisions(rules).len();
+                }
                 position = position.play_unchecked(rules, decision);
             }
-            Ok((result.points, result.decisions.len(), legal))
+            Ok((result.points, decided, legal))
         })
         .collect::<Result<_, String>>()?;
     let count = games.len() as f64;

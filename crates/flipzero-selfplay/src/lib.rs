@@ -130,8 +130,10 @@ struct Running {
     id: u64,
     start: String,
     decisions: Vec<Decision>,
+    /// The decisions searched (chance events are drawn, not searched).
+    searched: usize,
     pending: Vec<Pending>,
-    /// Draws which decisions are searched fully.
+    /// Draws which decisions are searched fully, and chance events.
     rng: ChaCha8Rng,
     /// Whether the search under way is a full one, whose decision becomes a sample.
     full: bool,
@@ -245,6 +247,7 @@ pub fn play_games<W: Bitboard>(
                 id,
                 start: game.to_text(rules),
                 decisions: Vec::new(),
+                searched: 0,
                 pending: Vec::new(),
                 rng: ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_ca95),
                 full: true,
@@ -264,12 +267,11 @@ pub fn play_games<W: Bitboard>(
             let (decision, policy) = match config.mcts.search {
                 SearchKind::Puct => {
                     let result = tree.result();
-                    let temperature =
-                        if (game.decisions.len() as u32) < config.temperature_decisions {
-                            1.0
-                        } else {
-                            0.0
-                        };
+                    let temperature = if (game.searched as u32) < config.temperature_decisions {
+                        1.0
+                    } else {
+                        0.0
+                    };
                     (tree.sample(&result, temperature), result.policy())
                 }
                 SearchKind::Gumbel => {
@@ -302,6 +304,7 @@ pub fn play_games<W: Bitboard>(
                 });
             }
             game.decisions.push(decision);
+            game.searched += 1;
             tree.advance(decision);
             // A chance event (the seats after equal komi bids) is drawn, not searched.
             if let Some(outcome) = tree.game().draw_chance(rules, &mut game.rng) {

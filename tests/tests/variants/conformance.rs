@@ -1,7 +1,9 @@
 //! Random games to the end on every preset and size, checking the engine's invariants.
 
 use flipzero_core::rules::{Komi, Objective};
-use flipzero_core::{Bitboard, Color, Decision, Game, Outcome, Phase, Rules, Scoring, Symmetry};
+use flipzero_core::{
+    Bitboard, Color, Decision, Game, Outcome, Phase, Preset, Rules, Scoring, Symmetry,
+};
 use rand::Rng;
 
 use crate::every_preset_and_size;
@@ -85,6 +87,15 @@ fn check_state<W: Bitboard>(rules: &Rules, game: &Game<W>, initial_supply: [[u16
     );
 
     let decisions = game.legal_decisions(rules);
+    if game.awaits_chance() {
+        // The outcomes of a chance event are no player's decisions: they have no index.
+        assert_eq!(
+            decisions,
+            [false, true].map(|swapped| Decision::TieBreak { swapped }),
+            "{text}"
+        );
+        return;
+    }
     let mut sorted = decisions.clone();
     sorted.sort_by_key(|&decision| rules.decision_index(decision));
     sorted.dedup();
@@ -140,7 +151,9 @@ fn check_symmetry<W: Bitboard>(rules: &Rules, game: &Game<W>, symmetry: Symmetry
         other => other,
     };
     let mut expected: Vec<Decision> = game.legal_decisions(rules).into_iter().map(map).collect();
-    expected.sort_by_key(|&decision| rules.decision_index(decision));
+    if !game.awaits_chance() {
+        expected.sort_by_key(|&decision| rules.decision_index(decision));
+    }
     assert_eq!(
         image.legal_decisions(rules),
         expected,
@@ -169,7 +182,7 @@ fn play_random_game<W: Bitboard>(rules: &Rules, seed: u64) -> usize {
     let symmetries: Vec<Symmetry> = Symmetry::of_board(game.geometry()).collect();
     let mut decisions_played = 0;
     loop {
-        if decisions_played % 5 == 0 || game.is_over() {
+        if decisions_played % 5 == 0 || game.is_over() || game.awaits_chance() {
             check_state(rules, &game, initial_supply);
         }
         if decisions_played % 7 == 0 {
@@ -184,6 +197,19 @@ fn play_random_game<W: Bitboard>(rules: &Rules, seed: u64) -> usize {
         game = game.play(rules, decision).unwrap();
         decisions_played += 1;
         assert!(decisions_played < 5000, "a game that does not end");
+    }
+}
+
+#[test]
+fn the_chance_event_after_equal_bids_keeps_every_invariant() {
+    let rules = Preset::Komi.rules(Some(6)).unwrap();
+    let start = Game::<u64>::start(&rules);
+    let initial_supply = [start.supply(Color::Black), start.supply(Color::White)];
+    let tie = flipzero_core::replay(&rules, &start, "bid-3 bid-3").unwrap();
+    assert!(tie.awaits_chance());
+    check_state(&rules, &tie, initial_supply);
+    for symmetry in Symmetry::of_board(tie.geometry()) {
+        check_symmetry(&rules, &tie, symmetry);
     }
 }
 

@@ -50,9 +50,8 @@ pub(crate) fn run(args: &PlayArgs) -> anyhow::Result<()> {
         };
         let mut players = [seat(&args.black), seat(&args.white)];
         let stdin = std::io::stdin();
-        let mut chance = ChaCha8Rng::seed_from_u64(args.seed);
         let (input, out) = (&mut stdin.lock(), &mut std::io::stdout().lock());
-        play(&rules, start, &mut players, &mut chance, input, out)
+        play(&rules, start, &mut players, args.seed, input, out)
     })
 }
 
@@ -63,7 +62,7 @@ fn play<W: Bitboard>(
     rules: &Rules,
     mut game: Game<W>,
     players: &mut [Option<Engine<W>>; 2],
-    chance: &mut ChaCha8Rng,
+    seed: u64,
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
@@ -72,7 +71,9 @@ fn play<W: Bitboard>(
     let mut shown = true;
     writeln!(out, "{HELP}")?;
     while !game.is_over() {
-        if let Some(outcome) = game.draw_chance(rules, chance) {
+        // Seeded by the position too: after an undo the same bids draw the same seats.
+        let mut chance = ChaCha8Rng::seed_from_u64(seed ^ game.hash());
+        if let Some(outcome) = game.draw_chance(rules, &mut chance) {
             let name = decision_name(rules, game.geometry(), outcome);
             writeln!(out, "equal bids: the seats are drawn ({name})")?;
             game = game.play_unchecked(rules, outcome);

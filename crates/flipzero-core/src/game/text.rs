@@ -9,8 +9,8 @@
 //! Squares: `X` black, `O` white, `-` empty, `#` neutral; under rotation rules lower-case `x`
 //! and `o` are discs oriented `x` (upper case are `+`). Fields, each printed only when it
 //! differs from its default: `phase=` (`bid`, `tie` (the chance event after equal bids),
-//! `turn`, `drop`, `swap`, `neutralise`, `orient`, `second-a`, `second-b`), `pending=` (the squares of a swap or the discs still to orient),
-//! `supply=` (`own/other,own/other`, Black first), `next=` (the colours Black and White place
+//! `turn`, `drop`, `swap`, `neutralise`, `orient`, `second-a`, `second-b`), `pending=` (the
+//! squares of a swap or the discs still to orient), `supply=` (`own/other,own/other`, Black first), `next=` (the colours Black and White place
 //! next under Reversi II alternating), `ko=`, `passes=`, `turns=`, `komi=`, `bid=` (the first
 //! bid while the second is awaited), `seats=swapped`, `group-a=` (biversi),
 //! `result=` (`black`, `white`, `draw`: decided by a line or a repetition) and `over=1`.
@@ -400,6 +400,9 @@ impl<W: Bitboard> Game<W> {
                     });
                 }
                 "over" => game.over = value == "1",
+                // The equal-bid coin of texts written before it became a chance event after
+                // the bids (komi shards of encoder version 4 hold it): read and ignored.
+                "coin" => {}
                 _ => return Err(bad_field(token, "unknown field")),
             }
         }
