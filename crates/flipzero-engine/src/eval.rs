@@ -143,10 +143,14 @@ impl WeightsFile {
         Ok(file)
     }
 
-    /// The embedded default weights.
-    pub fn embedded() -> Self {
-        Self::parse(DEFAULT_WEIGHTS, "configs/eval/weights.toml")
-            .expect("the embedded weights file is valid (checked by a test)")
+    /// The embedded default weights, parsed once per process (every agent made asks for
+    /// them: parsing them each time took most of a protocol session's start).
+    pub fn embedded() -> &'static Self {
+        static EMBEDDED: std::sync::OnceLock<WeightsFile> = std::sync::OnceLock::new();
+        EMBEDDED.get_or_init(|| {
+            Self::parse(DEFAULT_WEIGHTS, "configs/eval/weights.toml")
+                .expect("the embedded weights file is valid (checked by a test)")
+        })
     }
 
     /// The weights for `rules`: the preset at this size, else the preset, else the

@@ -350,7 +350,7 @@ fn weights_files_are_checked() {
     assert!(bad_toml.starts_with("w.toml:"), "{bad_toml}");
     // The file round-trips through its own writer.
     assert_eq!(
-        WeightsFile::parse(&embedded.to_toml(), "again").unwrap(),
+        &WeightsFile::parse(&embedded.to_toml(), "again").unwrap(),
         embedded
     );
 }

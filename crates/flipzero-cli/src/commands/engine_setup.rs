@@ -14,7 +14,10 @@ pub(crate) fn weights_file(path: Option<&Path>) -> anyhow::Result<(WeightsFile, 
             let text = std::fs::read_to_string(path).with_context(|| format!("reading {name}"))?;
             Ok((WeightsFile::parse(&text, &name)?, name))
         }
-        None => Ok((WeightsFile::embedded(), "embedded weights".to_owned())),
+        None => Ok((
+            WeightsFile::embedded().clone(),
+            "embedded weights".to_owned(),
+        )),
     }
 }
 
