@@ -31,6 +31,7 @@ const TO_THE_END: u32 = u32::MAX;
 /// in the one is minus theirs in the other, and the mean is exactly 0 (checked against
 /// [`minimax`], which takes the mean).
 const CHANCE_VALUE: i32 = 0;
+
 /// Limits are checked once every this many nodes (a power of two).
 const LIMIT_CHECK_INTERVAL: u64 = 1024;
 /// Below this remaining depth children are ordered by history alone: evaluating each one

@@ -179,24 +179,19 @@ struct BlackAhead;
 impl<W: Bitboard> Evaluator<W> for BlackAhead {
     fn evaluate(
         &mut self,
-        _rules: &Rules,
+        rules: &Rules,
         positions: &[(&Game<W>, &[Decision])],
     ) -> Vec<Evaluation> {
-        positions
-            .iter()
-            .map(|(game, decisions)| {
-                assert!(
-                    !game.awaits_chance(),
-                    "an evaluation asked at a chance event"
-                );
-                let black = game.side_to_move() == flipzero_core::Color::Black;
-                Evaluation {
-                    priors: vec![1.0 / decisions.len() as f32; decisions.len()],
-                    value: if black { 0.5 } else { -0.5 },
-                    score: 0.0,
-                }
-            })
-            .collect()
+        let mut evaluations = UniformEvaluator.evaluate(rules, positions);
+        for (evaluation, (game, _)) in evaluations.iter_mut().zip(positions) {
+            assert!(
+                !game.awaits_chance(),
+                "an evaluation asked at a chance event"
+            );
+            let black = game.side_to_move() == flipzero_core::Color::Black;
+            evaluation.value = if black { 0.5 } else { -0.5 };
+        }
+        evaluations
     }
 }
 

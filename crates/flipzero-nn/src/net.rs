@@ -87,11 +87,7 @@ impl ConvNorm {
         }
         match layout {
             Layout::ChannelsFirst => {
-                let normalised = self.norm.forward(self.conv.forward(input));
-                relu(match residual {
-                    Some(residual) => normalised + residual,
-                    None => normalised,
-                })
+                with_residual_relu(self.norm.forward(self.conv.forward(input)), residual)
             }
             Layout::ChannelsLast => {
                 conv_norm_relu(input, self.conv.weight.val(), &self.norm, residual)
@@ -126,11 +122,16 @@ impl ConvNorm {
                 batch_norm(&self.norm, convolved)
             }
         };
-        relu(match residual {
-            Some(residual) => normalised + residual,
-            None => normalised,
-        })
+        with_residual_relu(normalised, residual)
     }
+}
+
+/// `relu(normalised + residual)`, or `relu(normalised)` without a residual.
+fn with_residual_relu(normalised: Tensor<4>, residual: Option<Tensor<4>>) -> Tensor<4> {
+    relu(match residual {
+        Some(residual) => normalised + residual,
+        None => normalised,
+    })
 }
 
 /// `tensor` with `width` slices of the far end of `axis` put before its start and as many of

@@ -10,8 +10,8 @@
 //! and `o` are discs oriented `x` (upper case are `+`). Fields, each printed only when it
 //! differs from its default: `phase=` (`bid`, `tie` (the chance event after equal bids),
 //! `turn`, `drop`, `swap`, `neutralise`, `orient`, `second-a`, `second-b`), `pending=` (the
-//! squares of a swap or the discs still to orient), `supply=` (`own/other,own/other`, Black first), `next=` (the colours Black and White place
-//! next under Reversi II alternating), `ko=`, `passes=`, `turns=`, `komi=`, `bid=` (the first
+//! squares of a swap or the discs still to orient), `supply=` (`own/other,own/other`, Black
+//! first), `next=` (the colours Black and White place next under Reversi II alternating), `ko=`, `passes=`, `turns=`, `komi=`, `bid=` (the first
 //! bid while the second is awaited), `seats=swapped`, `group-a=` (biversi),
 //! `result=` (`black`, `white`, `draw`: decided by a line or a repetition) and `over=1`.
 //! The repetition history is not part of the text.
