@@ -24,6 +24,10 @@ pub trait Agent<W: Bitboard> {
     /// The agent's failure, in words.
     fn choose(&mut self, game: &Game<W>) -> Result<Decision, String>;
 
+    /// Before a game: how its opening was reached, the start and the decisions played from
+    /// it. Agents told positions as moves (GTP engines) send these; the others ignore it.
+    fn start_from(&mut self, _start: &Game<W>, _decisions: &[Decision]) {}
+
     /// Under a clock: the time the next decision should take at most. Agents that do not
     /// search ignore it.
     fn set_move_time(&mut self, _time: Duration) {}

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::agent::{AgentFactory, AgentSpec};
 use crate::elo::{PairResult, Rating, Sprt, SprtDecision, ratings};
 use crate::matches::{Ending, GameResult, play_game, play_paired};
-use crate::openings::{balanced_openings, random_openings};
+use crate::openings::{Opening, balanced_opening_lines, positions, random_opening_lines};
 use crate::tournament::{BqGame, Pairing, SwissPlayer, brightwell_quotient, swiss_round};
 
 /// The config of a competition.
@@ -244,7 +244,7 @@ pub fn run_arena(
 fn load_openings<W: Bitboard>(
     config: &ArenaConfig,
     rules: &Rules,
-) -> Result<Vec<Game<W>>, ArenaError> {
+) -> Result<Vec<Opening<W>>, ArenaError> {
     let openings = &config.openings;
     if let Some(path) = &openings.file {
         let error = |reason: String| ArenaError::Openings {
@@ -258,6 +258,7 @@ fn load_openings<W: Bitboard>(
             .filter(|(_, line)| !line.trim().is_empty() && !line.starts_with('#'))
             .map(|(number, line)| {
                 Game::<W>::from_text(rules, line.trim())
+                    .map(Opening::from_position)
                     .map_err(|e| error(format!("line {}: {e}", number + 1)))
             })
             .collect();
@@ -266,7 +267,7 @@ fn load_openings<W: Bitboard>(
         let weights = WeightsFile::embedded()
             .weights_for(rules, "embedded weights")
             .map_err(|e| ArenaError::Config(e.to_string()))?;
-        balanced_openings(
+        balanced_opening_lines(
             rules,
             &weights,
             openings.count,
@@ -276,7 +277,7 @@ fn load_openings<W: Bitboard>(
             config.seed,
         )
     } else {
-        random_openings(rules, openings.count, openings.plies, config.seed)
+        random_opening_lines(rules, openings.count, openings.plies, config.seed)
     })
 }
 
@@ -370,17 +371,21 @@ fn run_with<W: Bitboard>(
     let mut swiss_table: Option<Vec<SwissRecord>> = None;
 
     // A paired match of agents `a` and `b` over `suite`, recorded.
-    let mut paired = |a: usize, b: usize, suite: &[Game<W>], seed: u64| {
+    let mut paired = |a: usize, b: usize, suite: &[Opening<W>], seed: u64| {
         let result = play_paired(
             rules,
-            suite,
+            &positions(suite),
             clock,
             |game| {
                 let seed = config.seed ^ seed.wrapping_mul(0x9e37_79b9) ^ game as u64;
-                (
+                let opening = &suite[game / 2];
+                let mut agents = (
                     factories[a].build::<W>(seed),
                     factories[b].build::<W>(seed ^ 1),
-                )
+                );
+                agents.0.start_from(&opening.start, &opening.decisions);
+                agents.1.start_from(&opening.start, &opening.decisions);
+                agents
             },
             |_| on_game(),
         );
@@ -388,7 +393,7 @@ fn run_with<W: Bitboard>(
             games.push(saved(
                 config,
                 rules,
-                &suite[index / 2],
+                &suite[index / 2].position,
                 (&names[a], &names[b]),
                 game,
             ));
@@ -462,9 +467,11 @@ fn run_with<W: Bitboard>(
                                 ^ (black * 1000 + white) as u64;
                             let mut first = factories[black].build::<W>(seed);
                             let mut second = factories[white].build::<W>(seed ^ 1);
+                            first.start_from(&opening.start, &opening.decisions);
+                            second.start_from(&opening.start, &opening.decisions);
                             let game = play_game(
                                 rules,
-                                opening,
+                                &opening.position,
                                 [first.as_mut(), second.as_mut()],
                                 Color::Black,
                                 clock,
@@ -473,7 +480,7 @@ fn run_with<W: Bitboard>(
                             games.push(saved(
                                 config,
                                 rules,
-                                opening,
+                                &opening.position,
                                 (&names[black], &names[white]),
                                 &game,
                             ));

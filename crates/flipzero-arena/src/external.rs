@@ -131,6 +131,8 @@ pub struct GtpAgent<W: Bitboard> {
     process: EngineProcess,
     /// The position the engine has been told about, once a game has begun.
     known: Option<Game<W>>,
+    /// How the next game's opening was reached (`Agent::start_from`), sent at its start.
+    opening_line: Option<(Game<W>, Vec<Decision>)>,
     /// The time for the next move, sent as `time_left`.
     move_time: Option<Duration>,
 }
@@ -224,6 +226,7 @@ impl<W: Bitboard> GtpAgent<W> {
             rules: rules.clone(),
             process: EngineProcess::start(command)?,
             known: None,
+            opening_line: None,
             move_time: None,
         })
     }
@@ -274,28 +277,55 @@ impl<W: Bitboard> GtpAgent<W> {
         }
     }
 
+    /// Tells the engine the moves from the position it knows to `game`: at a game's start,
+    /// from its empty board through the opening's own decisions when they are known, then
+    /// the moves played since it last moved (found by `path_between`, which for the
+    /// opponent's one move is that move).
     fn synchronise(&mut self, game: &Game<W>) -> Result<(), String> {
-        let known = match self.known.take() {
+        let mut position = match self.known.take() {
             Some(known) => known,
             None => {
                 self.ask(&format!("boardsize {}", self.rules.rows()))?;
                 self.ask("clear_board")?;
-                Game::<W>::start(&self.rules)
+                let mut position = Game::<W>::start(&self.rules);
+                if let Some((start, decisions)) = self.opening_line.take() {
+                    // An opening drawn from another start (a position from a file) is
+                    // reached by a searched line first.
+                    position = self.tell_path(position, &start)?;
+                    for decision in decisions {
+                        position = self.tell(position, decision)?;
+                    }
+                }
+                position
             }
         };
-        let path = path_between(&self.rules, &known, game).ok_or(
+        position = self.tell_path(position, game)?;
+        self.known = Some(position);
+        Ok(())
+    }
+
+    /// Tells the engine a line of moves from `from` (which it knows) to `to`.
+    fn tell_path(&mut self, from: Game<W>, to: &Game<W>) -> Result<Game<W>, String> {
+        let path = path_between(&self.rules, &from, to).ok_or(
             "no line of moves found from the engine's position to this one (GTP engines are \
              told positions as moves: give shorter openings, or use an NBoard engine)",
         )?;
-        let mut position = known;
+        let mut position = from;
         for decision in path {
-            let name = notation::decision_name(&self.rules, position.geometry(), decision);
-            let color = Self::color_name(position.side_to_move());
-            self.ask(&format!("play {color} {name}"))?;
-            position = position.play_unchecked(&self.rules, decision);
+            position = self.tell(position, decision)?;
         }
-        self.known = Some(position);
-        Ok(())
+        Ok(position)
+    }
+
+    /// Tells the engine one move played in `position`, and returns the position after it.
+    fn tell(&mut self, position: Game<W>, decision: Decision) -> Result<Game<W>, String> {
+        let name = notation::decision_name(&self.rules, position.geometry(), decision);
+        let after = position.play(&self.rules, decision).map_err(|error| {
+            format!("the opening's move {name} does not play from the engine's position: {error}")
+        })?;
+        let color = Self::color_name(position.side_to_move());
+        self.ask(&format!("play {color} {name}"))?;
+        Ok(after)
     }
 
     fn generate(&mut self, game: &Game<W>) -> Result<Decision, String> {
@@ -317,6 +347,11 @@ impl<W: Bitboard> GtpAgent<W> {
 impl<W: Bitboard> Agent<W> for GtpAgent<W> {
     fn choose(&mut self, game: &Game<W>) -> Result<Decision, String> {
         self.generate(game)
+    }
+
+    fn start_from(&mut self, start: &Game<W>, decisions: &[Decision]) {
+        self.opening_line = Some((start.clone(), decisions.to_vec()));
+        self.known = None;
     }
 
     fn set_move_time(&mut self, time: Duration) {
@@ -473,6 +508,58 @@ impl<W: Bitboard> Agent<W> for NBoardAgent<W> {
 mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn an_opening_reaches_a_gtp_engine_as_its_own_moves_at_any_depth() {
+        // An engine that answers every command with an empty success and logs what it hears.
+        let folder = tempfile::tempdir().unwrap();
+        let log = folder.path().join("heard.txt");
+        let script = folder.path().join("engine.sh");
+        std::fs::write(
+            &script,
+            format!(
+                "while read -r line; do\n  echo \"$line\" >> {}\n  printf '=\\n\\n'\n  [ \"$line\" = quit ] && exit 0\ndone\n",
+                log.display()
+            ),
+        )
+        .unwrap();
+        let rules = Preset::Othello.rules(Some(8)).unwrap();
+        // 40 random plies: deeper than any line the search from the start could find.
+        let start = Game::<u64>::start(&rules);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
+        let (mut opening, mut line) = (start.clone(), Vec::new());
+        while line.len() < 40 {
+            let legal = opening.legal_decisions(&rules);
+            let decision = legal[rng.random_range(0..legal.len())];
+            opening = opening.play(&rules, decision).unwrap();
+            line.push(decision);
+        }
+        assert!(!opening.is_over());
+        let mut agent =
+            GtpAgent::<u64>::start(&rules, &format!("sh {}", script.display())).unwrap();
+        agent.start_from(&start, &line);
+        agent.synchronise(&opening).unwrap();
+        let known = agent.known.as_ref().map(|game| game.to_text(&rules));
+        assert_eq!(known, Some(opening.to_text(&rules)));
+        drop(agent);
+        let heard = std::fs::read_to_string(&log).unwrap();
+        let plays: Vec<String> = heard
+            .lines()
+            .filter(|command| command.starts_with("play "))
+            .map(|command| command.split_whitespace().nth(2).unwrap().to_owned())
+            .collect();
+        let mut position = start.clone();
+        let names: Vec<String> = line
+            .iter()
+            .map(|&decision| {
+                let name = notation::decision_name(&rules, position.geometry(), decision);
+                position = position.play_unchecked(&rules, decision);
+                name
+            })
+            .collect();
+        assert_eq!(plays, names);
+        assert!(heard.starts_with("boardsize 8\nclear_board\n"), "{heard}");
+    }
 
     #[test]
     fn deep_openings_are_reached_by_moves_from_the_start() {

@@ -3,11 +3,43 @@
 use std::collections::HashSet;
 use std::ops::RangeInclusive;
 
-use flipzero_core::{Bitboard, Game, Rules};
+use flipzero_core::{Bitboard, Decision, Game, Rules};
 use flipzero_engine::{Engine, SearchConfig, Weights};
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+/// An opening and how it was reached: the start it was drawn from and the decisions played
+/// from there. Engines told positions as moves (GTP) are sent these decisions.
+#[derive(Clone, Debug)]
+pub struct Opening<W: Bitboard> {
+    /// The position the games start from.
+    pub position: Game<W>,
+    /// The start the decisions were played from (the position itself when nothing is known
+    /// of how it arose, as for a position read from a file).
+    pub start: Game<W>,
+    /// The decisions from `start` to `position`.
+    pub decisions: Vec<Decision>,
+}
+
+impl<W: Bitboard> Opening<W> {
+    /// A position with no known line behind it.
+    pub fn from_position(position: Game<W>) -> Self {
+        Self {
+            start: position.clone(),
+            position,
+            decisions: Vec::new(),
+        }
+    }
+}
+
+/// The positions of a suite of openings.
+pub fn positions<W: Bitboard>(openings: &[Opening<W>]) -> Vec<Game<W>> {
+    openings
+        .iter()
+        .map(|opening| opening.position.clone())
+        .collect()
+}
 
 /// Up to `count` distinct positions reached by `plies` uniformly random legal decisions from
 /// the rules' start (itself drawn per opening where the rules randomise it), none of them
@@ -21,6 +53,16 @@ pub fn random_openings<W: Bitboard>(
     plies: u32,
     seed: u64,
 ) -> Vec<Game<W>> {
+    positions(&random_opening_lines(rules, count, plies, seed))
+}
+
+/// [`random_openings`] with the lines that reach them.
+pub fn random_opening_lines<W: Bitboard>(
+    rules: &Rules,
+    count: usize,
+    plies: u32,
+    seed: u64,
+) -> Vec<Opening<W>> {
     filtered_openings(rules, count, plies..=plies, seed, |_| true)
 }
 
@@ -31,6 +73,16 @@ pub fn openings_between<W: Bitboard>(
     plies: RangeInclusive<u32>,
     seed: u64,
 ) -> Vec<Game<W>> {
+    positions(&opening_lines_between(rules, count, plies, seed))
+}
+
+/// [`openings_between`] with the lines that reach them.
+pub fn opening_lines_between<W: Bitboard>(
+    rules: &Rules,
+    count: usize,
+    plies: RangeInclusive<u32>,
+    seed: u64,
+) -> Vec<Opening<W>> {
     filtered_openings(rules, count, plies, seed, |_| true)
 }
 
@@ -45,6 +97,27 @@ pub fn balanced_openings<W: Bitboard>(
     margin_discs: f64,
     seed: u64,
 ) -> Vec<Game<W>> {
+    positions(&balanced_opening_lines(
+        rules,
+        weights,
+        count,
+        plies,
+        depth,
+        margin_discs,
+        seed,
+    ))
+}
+
+/// [`balanced_openings`] with the lines that reach them.
+pub fn balanced_opening_lines<W: Bitboard>(
+    rules: &Rules,
+    weights: &Weights,
+    count: usize,
+    plies: RangeInclusive<u32>,
+    depth: u32,
+    margin_discs: f64,
+    seed: u64,
+) -> Vec<Opening<W>> {
     let mut engine = Engine::<W>::new(rules, weights.clone(), SearchConfig::default());
     filtered_openings(rules, count, plies, seed, |game| {
         let (value, _) = engine.value(game, depth);
@@ -58,7 +131,7 @@ fn filtered_openings<W: Bitboard>(
     plies: RangeInclusive<u32>,
     seed: u64,
     mut keep: impl FnMut(&Game<W>) -> bool,
-) -> Vec<Game<W>> {
+) -> Vec<Opening<W>> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut seen = HashSet::new();
     let mut openings = Vec::new();
@@ -69,9 +142,11 @@ fn filtered_openings<W: Bitboard>(
             break;
         }
         let start_seed = seed.wrapping_add(attempt as u64);
-        let Ok(mut game) = Game::<W>::try_start(rules, start_seed) else {
+        let Ok(start) = Game::<W>::try_start(rules, start_seed) else {
             continue;
         };
+        let mut game = start.clone();
+        let mut decisions = Vec::new();
         // A fixed length draws nothing, so suites of one length stay as they always were.
         let length = if plies.start() >= plies.end() {
             *plies.start()
@@ -87,9 +162,14 @@ fn filtered_openings<W: Bitboard>(
                 .choose(&mut rng)
                 .expect("a game that is not over has a legal decision");
             game = game.play(rules, decision).expect("a legal decision plays");
+            decisions.push(decision);
         }
         if !game.is_over() && seen.insert(game.to_text(rules)) && keep(&game) {
-            openings.push(game);
+            openings.push(Opening {
+                position: game,
+                start,
+                decisions,
+            });
         }
     }
     openings

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::matches::GameResult;
-use crate::openings::openings_between;
+use crate::openings::{Opening, opening_lines_between, positions};
 
 /// Exact values of positions by their text: the final Black margin under perfect play, and
 /// for positions whose every decision was scored, the mover's final margin after each.
@@ -204,18 +204,18 @@ pub fn exact_openings<W: Bitboard>(
     plies: RangeInclusive<u32>,
     within_discs: i32,
     seed: u64,
-) -> Result<Vec<Game<W>>, ExactError> {
+) -> Result<Vec<Opening<W>>, ExactError> {
     // Candidates in the order the seed draws them, solved a batch at a time so that a small
     // count does not solve a large suite.
     let mut wanted = count;
     loop {
-        let candidates = openings_between::<W>(rules, 2 * wanted + 8, plies.clone(), seed);
-        cache.solve_all(rules, &candidates)?;
-        let kept: Vec<Game<W>> = candidates
+        let candidates = opening_lines_between::<W>(rules, 2 * wanted + 8, plies.clone(), seed);
+        cache.solve_all(rules, &positions(&candidates))?;
+        let kept: Vec<Opening<W>> = candidates
             .iter()
-            .filter(|game| {
+            .filter(|opening| {
                 cache
-                    .value(rules, game)
+                    .value(rules, &opening.position)
                     .is_some_and(|value| value.margin_for(Color::Black).abs() <= within_discs)
             })
             .take(count)

@@ -398,12 +398,12 @@ fn every_committed_arena_config_is_valid() {
 
 #[test]
 fn perfect_play_keeps_every_openings_exact_value_and_a_random_player_does_not() {
-    use flipzero_arena::{ExactCache, PerfectPlayScore, exact_openings};
+    use flipzero_arena::{ExactCache, PerfectPlayScore, exact_openings, positions};
     let rules = Preset::Othello.rules(Some(4)).unwrap();
     let folder = tempfile::tempdir().unwrap();
     let path = folder.path().join("exact-values.json");
     let mut cache = ExactCache::open(&rules, Some(&path)).unwrap();
-    let openings = exact_openings::<u64>(&rules, &mut cache, 6, 2..=4, 16, 5).unwrap();
+    let openings = positions(&exact_openings::<u64>(&rules, &mut cache, 6, 2..=4, 16, 5).unwrap());
     assert!(openings.len() >= 4, "{} openings", openings.len());
     assert!(path.exists(), "the values are kept");
     let perfect = factory(&AgentSpec::Perfect, &rules);

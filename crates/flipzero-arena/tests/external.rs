@@ -87,3 +87,82 @@ fn a_failing_engine_forfeits_its_games_and_the_match_goes_on() {
         }
     }
 }
+
+#[test]
+fn the_arena_tells_a_gtp_engine_each_opening_by_its_own_moves() {
+    use flipzero_arena::competition::{ArenaConfig, run_arena};
+    use flipzero_arena::random_opening_lines;
+    use flipzero_core::{Game, notation};
+    // An engine that logs what it hears, one file per process (one per game), answers every
+    // command with an empty success and so forfeits at its first `genmove`.
+    let folder = tempfile::tempdir().unwrap();
+    let script = folder.path().join("engine.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "while read -r line; do\n  echo \"$line\" >> {}/heard-$$.txt\n  printf '=\\n\\n'\n  [ \"$line\" = quit ] && exit 0\ndone\n",
+            folder.path().display()
+        ),
+    )
+    .unwrap();
+    // 8x8 openings of 30 plies, deeper than a searched line from the start is sure to reach.
+    let text = format!(
+        "variant = \"othello\"\nformat = \"match\"\nseed = 5\nagents = [\"gtp:sh {}\", \"random\"]\n\
+         [openings]\ncount = 2\nplies = 30\n",
+        script.display()
+    );
+    let (config, rules, specs) = ArenaConfig::parse(&text, "deep.toml").unwrap();
+    let report = run_arena(
+        &config,
+        &rules,
+        &specs,
+        &burn::tensor::Device::flex(),
+        &|| {},
+    )
+    .unwrap();
+    assert_eq!(report.games.len(), 4);
+    let lines: Vec<Vec<String>> = random_opening_lines::<u64>(&rules, 2, 30, 5)
+        .iter()
+        .map(|opening| {
+            let mut position: Game<u64> = opening.start.clone();
+            opening
+                .decisions
+                .iter()
+                .map(|&decision| {
+                    let name = notation::decision_name(&rules, position.geometry(), decision);
+                    position = position.play_unchecked(&rules, decision);
+                    name
+                })
+                .collect()
+        })
+        .collect();
+    let logs: Vec<_> = std::fs::read_dir(folder.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.to_string_lossy().contains("heard-"))
+        .collect();
+    // A game per seat and opening (the factory's probe hears no `play`).
+    let mut told = Vec::new();
+    for log in logs {
+        let heard = std::fs::read_to_string(&log).unwrap();
+        let plays: Vec<String> = heard
+            .lines()
+            .filter(|command| command.starts_with("play "))
+            .map(|command| command.split_whitespace().nth(2).unwrap().to_owned())
+            .collect();
+        if plays.is_empty() {
+            continue;
+        }
+        // As Black it hears the opening; as White the random player's first move as well.
+        let opening = lines
+            .iter()
+            .position(|line| plays.starts_with(line) && plays.len() <= line.len() + 1)
+            .unwrap_or_else(|| panic!("{} heard another line: {plays:?}", log.display()));
+        told.push(opening);
+    }
+    told.sort_unstable();
+    assert_eq!(told, [0, 0, 1, 1]);
+    for game in &report.games {
+        assert!(game.ending.starts_with("forfeit"), "{}", game.ending);
+    }
+}

@@ -8,7 +8,7 @@ use burn::tensor::Device;
 use flipzero_arena::competition::SavedGame;
 use flipzero_arena::{
     AgentFactory, AgentSpec, AgentSpecError, ExactCache, ExactError, MctsSpec, PerfectPlayScore,
-    balanced_openings, exact_openings, openings_between, play_paired,
+    balanced_opening_lines, exact_openings, opening_lines_between, play_paired, positions,
 };
 use flipzero_core::files::FileError;
 use flipzero_core::{Bitboard, Outcome, Rules, with_width};
@@ -550,7 +550,7 @@ impl Run {
         } else {
             None
         };
-        let suite = match (
+        let openings = match (
             options.exact_within,
             options.balanced_margin,
             exact.as_mut(),
@@ -559,10 +559,11 @@ impl Run {
                 exact_openings::<W>(rules, cache, count, plies, within, seed)?
             }
             (_, Some(margin), _) => {
-                balanced_openings::<W>(rules, &weights, count, plies, 6, margin, seed)
+                balanced_opening_lines::<W>(rules, &weights, count, plies, 6, margin, seed)
             }
-            _ => openings_between::<W>(rules, count, plies, seed),
+            _ => opening_lines_between::<W>(rules, count, plies, seed),
         };
+        let suite = positions(&openings);
         if let Some(cache) = exact.as_mut() {
             cache.solve_all(rules, &suite)?;
         }
@@ -591,10 +592,11 @@ impl Run {
                 &suite,
                 None,
                 |game| {
-                    (
-                        network.build::<W>(game as u64),
-                        opponent.build::<W>(game as u64),
-                    )
+                    let opening = &openings[game / 2];
+                    let mut opponent = opponent.build::<W>(game as u64);
+                    // An external engine is told the opening as the moves that made it.
+                    opponent.start_from(&opening.start, &opening.decisions);
+                    (network.build::<W>(game as u64), opponent)
                 },
                 |_| progress.advance(1),
             );
