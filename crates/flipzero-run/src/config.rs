@@ -220,6 +220,9 @@ pub struct TrainSection {
     pub schedule: Schedule,
     /// Share of the peak rate left after the decay.
     pub final_fraction: f64,
+    /// Decoupled weight decay (AdamW) per unit of learning rate; 0 (the default): Adam.
+    #[serde(default)]
+    pub weight_decay: f32,
     /// Weight of the win/draw/loss loss.
     pub value_weight: f32,
     /// Weight of the score loss.
@@ -395,6 +398,7 @@ impl RunConfig {
         within("train.window_samples", train.window_samples, 1, 100_000_000)?;
         within("train.learning_rate", train.learning_rate, 1e-9, 10.0)?;
         within("train.final_fraction", train.final_fraction, 0.0, 1.0)?;
+        within("train.weight_decay", train.weight_decay, 0.0, 1.0)?;
         within("train.value_weight", train.value_weight, 0.0, 1000.0)?;
         within("train.score_weight", train.score_weight, 0.0, 1000.0)?;
         let evaluate = &self.evaluate;
@@ -457,6 +461,7 @@ impl ValidConfig {
             warmup_steps: train.warmup_steps,
             decay_steps: train.decay_steps,
             final_fraction: train.final_fraction,
+            weight_decay: train.weight_decay,
             value_weight: train.value_weight,
             score_weight: train.score_weight,
             augment: train.augment,

@@ -39,7 +39,7 @@
 //! ```
 
 use burn::module::Module;
-use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
+use burn::optim::{AdamConfig, AdamWConfig, GradientsParams, ModuleOptimizer};
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Bytes, Device, Tensor, TensorData};
 use flipzero_core::{Bitboard, Game, Phase, Rules, Symmetry};
@@ -63,6 +63,10 @@ pub struct TrainConfig {
     pub decay_steps: u64,
     /// Share of the peak rate left at the end of the decay (and after it).
     pub final_fraction: f64,
+    /// Decoupled weight decay (AdamW): each step shrinks every weight by `learning_rate *
+    /// weight_decay` of itself. 0 trains with plain Adam, as runs before the option did. Both
+    /// keep the same moment estimates, so a checkpoint of either continues under the other.
+    pub weight_decay: f32,
     /// Weight of the win/draw/loss loss against the policy loss.
     pub value_weight: f32,
     /// Weight of the score loss.
@@ -80,6 +84,7 @@ impl Default for TrainConfig {
             warmup_steps: 0,
             decay_steps: 0,
             final_fraction: 0.1,
+            weight_decay: 0.0,
             value_weight: 1.0,
             score_weight: 1.0,
             augment: true,
@@ -110,6 +115,18 @@ impl TrainConfig {
             return self.learning_rate * (step + 1) as f64 / self.warmup_steps as f64;
         }
         self.cosine_rate(progress)
+    }
+
+    /// A fresh optimizer: Adam, or AdamW when weights decay.
+    fn optimizer(&self) -> ModuleOptimizer {
+        if self.weight_decay > 0.0 {
+            AdamWConfig::new()
+                .with_epsilon(1e-8)
+                .with_weight_decay(self.weight_decay)
+                .init()
+        } else {
+            AdamConfig::new().with_epsilon(1e-8).init()
+        }
     }
 
     /// The cosine decay from the peak at progress 0 to the floor at progress 1 (and after).
@@ -194,7 +211,7 @@ impl Trainer {
             net_config: net_config.clone(),
             encoder: Encoder::new(rules),
             net: net.to_device(&device).train(),
-            optimizer: AdamConfig::new().with_epsilon(1e-8).init(),
+            optimizer: config.optimizer(),
             rng: ChaCha8Rng::seed_from_u64(config.seed),
             device,
             config,

@@ -268,3 +268,79 @@ fn a_rate_scheduled_over_the_budget_reaches_its_floor_when_the_budget_is_spent()
         .collect();
     assert!(rates.windows(2).all(|pair| pair[1] <= pair[0]));
 }
+
+/// The sum of squares of every trained weight of the trainer's network.
+fn squared_weights(trainer: &Trainer) -> f64 {
+    use burn::module::{Module, ModuleVisitor, Param};
+    use burn::tensor::Tensor;
+    struct Sum(f64);
+    impl ModuleVisitor for Sum {
+        fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+            let values = param.val().into_data().try_into_vec::<f32>().unwrap();
+            self.0 += values
+                .iter()
+                .map(|&v| f64::from(v) * f64::from(v))
+                .sum::<f64>();
+        }
+    }
+    let mut sum = Sum(0.0);
+    trainer.net().visit(&mut sum);
+    sum.0
+}
+
+#[test]
+fn weight_decay_shrinks_the_weights_that_adam_alone_keeps() {
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    let samples = self_play_samples(&rules, 4, 8, 5);
+    let net = tiny_net(&rules, 8);
+    let initial = net.init(&Device::flex());
+    let trained = |weight_decay| {
+        let config = TrainConfig {
+            learning_rate: 1e-2,
+            weight_decay,
+            ..TrainConfig::default()
+        };
+        let device = Device::flex();
+        let mut trainer = Trainer::resume(&rules, &net, initial.clone(), 0, config, &device);
+        let fresh = squared_weights(&trainer);
+        for _ in 0..20 {
+            trainer.train_step::<u64>(&samples[..32]).unwrap();
+        }
+        (fresh, trainer)
+    };
+    let (fresh, plain) = trained(0.0);
+    let (same_fresh, decayed) = trained(1.0);
+    assert_eq!(fresh, same_fresh, "one seed, one initialisation");
+    // Each step multiplies every weight by 1 - 0.01: about 0.82 of the squares after 20 steps.
+    let ratio = squared_weights(&decayed) / squared_weights(&plain);
+    assert!((0.7..0.9).contains(&ratio), "{ratio}");
+
+    // A checkpoint keeps AdamW's state and continues with it.
+    let path = std::env::temp_dir().join(format!("flipzero-decay-{}.ckpt", std::process::id()));
+    decayed.save(&path).unwrap();
+    let config = TrainConfig {
+        learning_rate: 1e-2,
+        weight_decay: 1.0,
+        ..TrainConfig::default()
+    };
+    let mut resumed = Trainer::load(&path, config.clone(), &Device::flex()).unwrap();
+    assert_eq!(resumed.step(), 20);
+    assert!(
+        resumed
+            .train_step::<u64>(&samples[..32])
+            .unwrap()
+            .total
+            .is_finite()
+    );
+    // So does Adam's: a run may switch the decay on (both keep the same moment estimates).
+    plain.save(&path).unwrap();
+    let mut switched = Trainer::load(&path, config, &Device::flex()).unwrap();
+    assert!(
+        switched
+            .train_step::<u64>(&samples[..32])
+            .unwrap()
+            .total
+            .is_finite()
+    );
+    std::fs::remove_file(&path).unwrap();
+}
