@@ -7,8 +7,9 @@
 //!     cargo run --release -p flipzero-train --example fit_check -- \
 //!         CHECKPOINT SHARD_DIR SAMPLES STEPS LEARNING_RATE
 //!
-//! A diagnostic of experiments/2026-12-01-othello-6x6-perfect-play (the network's raw policy
-//! agreed with only 64% of its own solved training targets).
+//! `AUGMENT=0` trains without random symmetries. Boards of up to 64 squares. A diagnostic of
+//! experiments/2026-12-01-othello-6x6-perfect-play (the network's raw policy agreed with only
+//! 64% of its own solved training targets).
 
 use std::path::Path;
 
@@ -20,15 +21,23 @@ use flipzero_train::{Losses, TrainConfig, Trainer};
 use rand::SeedableRng;
 use rand::seq::IndexedRandom;
 
+/// Ends the program with `what` went wrong, named.
+fn or_exit<T, E: std::fmt::Display>(result: Result<T, E>, what: &str) -> T {
+    result.unwrap_or_else(|error| {
+        eprintln!("fit_check: {what}: {error}");
+        std::process::exit(1);
+    })
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [checkpoint, shards, samples, steps, rate] = args.as_slice() else {
         eprintln!("usage: fit_check CHECKPOINT SHARD_DIR SAMPLES STEPS LEARNING_RATE");
         std::process::exit(2);
     };
-    let count: usize = samples.parse().expect("SAMPLES");
-    let steps: u64 = steps.parse().expect("STEPS");
-    let rate: f64 = rate.parse().expect("LEARNING_RATE");
+    let count: usize = or_exit(samples.parse(), "SAMPLES");
+    let steps: u64 = or_exit(steps.parse(), "STEPS");
+    let rate: f64 = or_exit(rate.parse(), "LEARNING_RATE");
     let device = Device::flex();
     let config = TrainConfig {
         learning_rate: rate,
@@ -36,17 +45,28 @@ fn main() {
         augment: std::env::var("AUGMENT").map_or(true, |value| value != "0"),
         ..TrainConfig::default()
     };
-    let mut trainer = Trainer::load(Path::new(checkpoint), config, &device).expect("checkpoint");
-    let loaded = flipzero_nn::checkpoint::load(Path::new(checkpoint), &device).expect("ckpt");
-    let rules = flipzero_core::Rules::try_from(loaded.meta.rules.clone()).expect("rules");
+    let mut trainer = or_exit(
+        Trainer::load(Path::new(checkpoint), config, &device),
+        "checkpoint",
+    );
+    let loaded = or_exit(
+        flipzero_nn::checkpoint::load(Path::new(checkpoint), &device),
+        "checkpoint",
+    );
+    let rules = or_exit(
+        flipzero_core::Rules::try_from(loaded.meta.rules.clone()),
+        "checkpoint rules",
+    );
     let header = ShardHeader {
         rules_toml: rules.to_toml(),
         encoder_version: flipzero_data::ENCODER_VERSION,
         games: 0,
         writer: String::new(),
     };
-    let window =
-        flipzero_data::replay_window(Path::new(shards), 2 * count, &header).expect("shards");
+    let window = or_exit(
+        flipzero_data::replay_window(Path::new(shards), 2 * count, &header),
+        "shards",
+    );
     let (fitted, held_out) = window.samples.split_at(count.min(window.samples.len()));
     let solved = fitted.iter().filter(|s| s.solved).count();
     let entropy: f32 = fitted
@@ -86,7 +106,7 @@ fn main() {
     let mut since = 0;
     for step in 1..=steps {
         let batch: Vec<Sample> = fitted.choose_multiple(&mut rng, 128).cloned().collect();
-        let losses = trainer.train_step::<u64>(&batch).expect("batch");
+        let losses = or_exit(trainer.train_step::<u64>(&batch), "training sample");
         sum.policy += losses.policy;
         sum.wdl += losses.wdl;
         sum.score += losses.score;
@@ -127,14 +147,17 @@ fn measure(
     let chunks = samples.chunks(512).count().max(1) as f32;
     let net = trainer.net().valid();
     for chunk in samples.chunks(512) {
-        let losses = trainer.evaluate::<u64>(chunk).expect("samples");
+        let losses = or_exit(trainer.evaluate::<u64>(chunk), "sample");
         policy += losses.policy;
         wdl += losses.wdl;
         let (planes, rows, cols) = encoder.shape();
         let mut input = ndarray::Array4::<f32>::zeros((chunk.len(), planes, rows, cols));
         let mut masks = Vec::new();
         for (index, sample) in chunk.iter().enumerate() {
-            let game = Game::<u64>::from_text(rules, &sample.position).expect("position");
+            let game = or_exit(
+                Game::<u64>::from_text(rules, &sample.position),
+                "sample position",
+            );
             encoder.encode_into(&game, input.index_axis_mut(ndarray::Axis(0), index));
             masks.push(flipzero_data::legal_mask(rules, &game));
         }
