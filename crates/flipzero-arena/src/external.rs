@@ -321,7 +321,7 @@ impl<W: Bitboard> GtpAgent<W> {
     fn tell(&mut self, position: Game<W>, decision: Decision) -> Result<Game<W>, String> {
         let name = notation::decision_name(&self.rules, position.geometry(), decision);
         let after = position.play(&self.rules, decision).map_err(|error| {
-            format!("the opening's move {name} does not play from the engine's position: {error}")
+            format!("the move {name} does not play from the engine's position: {error}")
         })?;
         let color = Self::color_name(position.side_to_move());
         self.ask(&format!("play {color} {name}"))?;

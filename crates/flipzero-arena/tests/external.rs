@@ -100,7 +100,7 @@ fn the_arena_tells_a_gtp_engine_each_opening_by_its_own_moves() {
     std::fs::write(
         &script,
         format!(
-            "while read -r line; do\n  echo \"$line\" >> {}/heard-$$.txt\n  printf '=\\n\\n'\n  [ \"$line\" = quit ] && exit 0\ndone\n",
+            "log=$(mktemp -p {} heard-XXXXXX)\nwhile read -r line; do\n  echo \"$line\" >> \"$log\"\n  printf '=\\n\\n'\n  [ \"$line\" = quit ] && exit 0\ndone\n",
             folder.path().display()
         ),
     )
@@ -121,7 +121,8 @@ fn the_arena_tells_a_gtp_engine_each_opening_by_its_own_moves() {
     )
     .unwrap();
     assert_eq!(report.games.len(), 4);
-    let lines: Vec<Vec<String>> = random_opening_lines::<u64>(&rules, 2, 30, 5)
+    let suite = random_opening_lines::<u64>(&rules, 2, 30, 5);
+    let lines: Vec<Vec<String>> = suite
         .iter()
         .map(|opening| {
             let mut position: Game<u64> = opening.start.clone();
@@ -141,7 +142,8 @@ fn the_arena_tells_a_gtp_engine_each_opening_by_its_own_moves() {
         .map(|entry| entry.unwrap().path())
         .filter(|path| path.to_string_lossy().contains("heard-"))
         .collect();
-    // A game per seat and opening (the factory's probe hears no `play`).
+    // A game per seat and opening (the factory's probe hears no `play`): as Black the engine
+    // hears the opening's moves, as White those and the random player's first move.
     let mut told = Vec::new();
     for log in logs {
         let heard = std::fs::read_to_string(&log).unwrap();
@@ -153,15 +155,34 @@ fn the_arena_tells_a_gtp_engine_each_opening_by_its_own_moves() {
         if plays.is_empty() {
             continue;
         }
-        // As Black it hears the opening; as White the random player's first move as well.
         let opening = lines
             .iter()
-            .position(|line| plays.starts_with(line) && plays.len() <= line.len() + 1)
+            .position(|line| plays.starts_with(line))
             .unwrap_or_else(|| panic!("{} heard another line: {plays:?}", log.display()));
-        told.push(opening);
+        let after: Vec<&str> = plays[lines[opening].len()..]
+            .iter()
+            .map(String::as_str)
+            .collect();
+        told.push((opening, after.join(" ")));
     }
-    told.sort_unstable();
-    assert_eq!(told, [0, 0, 1, 1]);
+    told.sort();
+    // Nothing more as Black; as White, the random player's first move of that game.
+    let mut expected = vec![(0, String::new()), (1, String::new())];
+    for game in report
+        .games
+        .iter()
+        .filter(|game| game.white.starts_with("gtp:"))
+    {
+        let opening = suite
+            .iter()
+            .position(|opening| opening.position.to_text(&rules) == game.opening)
+            .unwrap();
+        let first_move = game.decisions.split_whitespace().next().unwrap();
+        expected.push((opening, first_move.to_owned()));
+    }
+    assert_eq!(expected.len(), 4);
+    expected.sort();
+    assert_eq!(told, expected);
     for game in &report.games {
         assert!(game.ending.starts_with("forfeit"), "{}", game.ending);
     }

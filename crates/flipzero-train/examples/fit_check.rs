@@ -1,5 +1,5 @@
 //! Can a checkpoint's network fit a fixed set of its own training samples? Trains it on the
-//! newest N samples of a run's shards at a constant rate and prints, every few hundred
+//! newest N samples of a run's shards (the replay window's, shard by shard) at a constant rate and prints, every few hundred
 //! steps, the losses in training mode (batch statistics, augmented), the losses and the
 //! policy's agreement with the target's likeliest decision in inference mode on those
 //! samples, and the same on the N samples before them (held out):
@@ -67,7 +67,11 @@ fn main() {
         flipzero_data::replay_window(Path::new(shards), 2 * count, &header),
         "shards",
     );
-    let (fitted, held_out) = window.samples.split_at(count.min(window.samples.len()));
+    if window.samples.len() < 2 {
+        eprintln!("fit_check: {shards}: no samples to fit");
+        std::process::exit(1);
+    }
+    let (fitted, held_out) = window.samples.split_at(count.min(window.samples.len() / 2));
     let solved = fitted.iter().filter(|s| s.solved).count();
     let entropy: f32 = fitted
         .iter()
