@@ -196,11 +196,16 @@ impl Run {
         })
     }
 
-    /// Replaces the loop's budget where given (`--iterations`, `--minutes`).
+    /// Replaces the loop's budget when either is given (`--iterations`, `--minutes`): the
+    /// config's budget then no longer counts, so `--iterations 350` on a config of 60 minutes
+    /// runs 350 iterations, and the budget schedule decays over them. Given both, the run
+    /// stops at whichever comes first.
     pub fn set_stop(&mut self, iterations: Option<u64>, minutes: Option<f64>) {
-        let stop = &mut self.config.config.stop;
-        stop.iterations = iterations.or(stop.iterations);
-        stop.minutes = minutes.or(stop.minutes);
+        if iterations.is_some() || minutes.is_some() {
+            let stop = &mut self.config.config.stop;
+            stop.iterations = iterations;
+            stop.minutes = minutes;
+        }
     }
 
     /// The directory.

@@ -202,6 +202,27 @@ fn the_loop_plays_more_games_when_a_batch_needs_more_samples() {
 }
 
 #[test]
+fn a_budget_on_the_command_line_replaces_the_configs() {
+    let folder = tempfile::tempdir().unwrap();
+    // The config's budget would stop the run before its first iteration.
+    let text = TINY
+        .replace("every_iterations = 2", "every_iterations = 0")
+        .replace("[loop]\niterations = 2", "[loop]\niterations = 2\nminutes = 0.00001");
+    let config = write_config(folder.path(), "short.toml", &text);
+    let dir = RunDir::new(folder.path().join("run"));
+    let mut run = Run::start(dir.clone(), &config, Device::flex()).unwrap();
+    run.set_stop(Some(3), None);
+    run.run_loop(&Silent, |_, _| {}).unwrap();
+    assert_eq!(dir.checkpoint_steps().unwrap(), [0, 3, 6, 9]);
+    // Nothing given: the config's budget stands, and its minutes stop the run at once.
+    let dir = RunDir::new(folder.path().join("run-2"));
+    let mut run = Run::start(dir.clone(), &config, Device::flex()).unwrap();
+    run.set_stop(None, None);
+    run.run_loop(&Silent, |_, _| {}).unwrap();
+    assert_eq!(dir.checkpoint_steps().unwrap(), [0]);
+}
+
+#[test]
 fn a_rate_scheduled_over_the_budget_reaches_its_floor_in_the_last_step() {
     let folder = tempfile::tempdir().unwrap();
     let text = TINY

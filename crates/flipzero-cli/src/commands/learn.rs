@@ -19,10 +19,12 @@ pub(crate) struct LoopArgs {
     /// The run directory; `runs/<config name>` when absent. An existing run resumes.
     #[arg(long)]
     run_dir: Option<PathBuf>,
-    /// Stop when the run has this many iterations (overrides the config).
+    /// Stop when the run has this many iterations (replaces the config's budget; with
+    /// `--minutes` too, whichever comes first).
     #[arg(long)]
     iterations: Option<u64>,
-    /// Stop after the iteration that passes this many minutes of run time.
+    /// Stop after the iteration that passes this many minutes of run time (replaces the
+    /// config's budget; with `--iterations` too, whichever comes first).
     #[arg(long)]
     minutes: Option<f64>,
     /// Run the stages as separate processes at the same time: this many self-play workers,
@@ -88,10 +90,10 @@ pub(crate) struct TrainArgs {
     /// spent; then mark the run finished.
     #[arg(long)]
     follow: bool,
-    /// Budget of a following trainer in iterations (overrides the config).
+    /// Budget of a following trainer in iterations (replaces the config's budget).
     #[arg(long, requires = "follow")]
     iterations: Option<u64>,
-    /// Budget of a following trainer in minutes of run time (overrides the config).
+    /// Budget of a following trainer in minutes of run time (replaces the config's budget).
     #[arg(long, requires = "follow")]
     minutes: Option<f64>,
 }
