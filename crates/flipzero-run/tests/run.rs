@@ -207,7 +207,10 @@ fn a_budget_on_the_command_line_replaces_the_configs() {
     // The config's budget would stop the run before its first iteration.
     let text = TINY
         .replace("every_iterations = 2", "every_iterations = 0")
-        .replace("[loop]\niterations = 2", "[loop]\niterations = 2\nminutes = 0.00001");
+        .replace(
+            "[loop]\niterations = 2",
+            "[loop]\niterations = 2\nminutes = 0.00001",
+        );
     let config = write_config(folder.path(), "short.toml", &text);
     let dir = RunDir::new(folder.path().join("run"));
     let mut run = Run::start(dir.clone(), &config, Device::flex()).unwrap();
