@@ -524,7 +524,7 @@ mod tests {
         )
         .unwrap();
         let rules = Preset::Othello.rules(Some(8)).unwrap();
-        // 40 random plies: deeper than any line the search from the start could find.
+        // 40 random plies: deeper than the search from the start is sure to find a line.
         let start = Game::<u64>::start(&rules);
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
         let (mut opening, mut line) = (start.clone(), Vec::new());
