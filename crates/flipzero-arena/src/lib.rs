@@ -21,7 +21,7 @@ pub use agent::{
 pub use elo::{PairResult, Rating, Sprt, SprtDecision, ratings};
 pub use matches::{Ending, GameResult, MatchResult, play_game, play_paired, seat_to_move};
 pub use openings::{
-    Opening, balanced_opening_lines, balanced_openings, opening_lines_between, openings_between,
-    positions, random_opening_lines, random_openings,
+    Opening, balanced_opening_lines, opening_lines_between, positions, random_opening_lines,
+    random_openings,
 };
 pub use perfect::{ExactCache, ExactError, PerfectPlayScore, exact_openings};

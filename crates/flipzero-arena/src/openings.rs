@@ -66,17 +66,8 @@ pub fn random_opening_lines<W: Bitboard>(
     filtered_openings(rules, count, plies..=plies, seed, |_| true)
 }
 
-/// Like [`random_openings`], each opening of a number of plies drawn uniformly from `plies`.
-pub fn openings_between<W: Bitboard>(
-    rules: &Rules,
-    count: usize,
-    plies: RangeInclusive<u32>,
-    seed: u64,
-) -> Vec<Game<W>> {
-    positions(&opening_lines_between(rules, count, plies, seed))
-}
-
-/// [`openings_between`] with the lines that reach them.
+/// Like [`random_opening_lines`], each opening of a number of plies drawn uniformly from
+/// `plies`.
 pub fn opening_lines_between<W: Bitboard>(
     rules: &Rules,
     count: usize,
@@ -86,29 +77,8 @@ pub fn opening_lines_between<W: Bitboard>(
     filtered_openings(rules, count, plies, seed, |_| true)
 }
 
-/// Like [`openings_between`], keeping only openings that the classical engine, searching to
+/// Like [`opening_lines_between`], keeping only openings that the classical engine, searching to
 /// `depth`, scores within `margin_discs` of even for the side to move (docs/RULES.md section 5.2).
-pub fn balanced_openings<W: Bitboard>(
-    rules: &Rules,
-    weights: &Weights,
-    count: usize,
-    plies: RangeInclusive<u32>,
-    depth: u32,
-    margin_discs: f64,
-    seed: u64,
-) -> Vec<Game<W>> {
-    positions(&balanced_opening_lines(
-        rules,
-        weights,
-        count,
-        plies,
-        depth,
-        margin_discs,
-        seed,
-    ))
-}
-
-/// [`balanced_openings`] with the lines that reach them.
 pub fn balanced_opening_lines<W: Bitboard>(
     rules: &Rules,
     weights: &Weights,

@@ -2,8 +2,8 @@
 //! agent's side, and strength in the expected order.
 
 use flipzero_arena::{
-    Agent, AgentFactory, AgentSpec, MctsAgent, MctsSpec, RandomAgent, balanced_openings, play_game,
-    play_paired, random_openings,
+    Agent, AgentFactory, AgentSpec, MctsAgent, MctsSpec, RandomAgent, balanced_opening_lines,
+    play_game, play_paired, random_openings,
 };
 use flipzero_core::{Bitboard, Color, Decision, Game, Outcome, Preset, Rules};
 use flipzero_engine::{Engine, SearchConfig, WeightsFile};
@@ -51,7 +51,15 @@ fn openings_are_distinct_live_and_as_long_as_asked() {
 fn balanced_openings_are_near_even_for_the_engine() {
     let rules = Preset::Othello.rules(Some(8)).unwrap();
     let weights = weights(&rules);
-    let openings = balanced_openings::<u64>(&rules, &weights, 6, 6..=6, 3, 2.0, 1);
+    let openings = flipzero_arena::positions(&balanced_opening_lines::<u64>(
+        &rules,
+        &weights,
+        6,
+        6..=6,
+        3,
+        2.0,
+        1,
+    ));
     assert_eq!(openings.len(), 6);
     let mut engine = Engine::<u64>::new(&rules, weights, SearchConfig::default());
     for opening in &openings {

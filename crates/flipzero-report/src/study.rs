@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use burn::tensor::Device;
 use flipzero_arena::ladder::{LadderReport, ladder, rung, rung_name};
 use flipzero_arena::{
-    AgentFactory, AgentSpec, EngineAgent, MatchResult, MctsSpec, balanced_openings, play_game,
+    AgentFactory, AgentSpec, EngineAgent, MatchResult, MctsSpec, balanced_opening_lines, play_game,
     random_openings, seat_to_move,
 };
 use flipzero_core::files::{FileError, write_atomically};
@@ -387,7 +387,15 @@ fn study_preset(
         let (count, plies) = (config.measure.ladder_openings, config.measure.opening_plies);
         let openings = match config.measure.balanced_margin {
             Some(margin) => {
-                balanced_openings::<W>(&rules, &weights, count, plies..=plies, 6, margin, config.seed)
+                flipzero_arena::positions(&balanced_opening_lines::<W>(
+                    &rules,
+                    &weights,
+                    count,
+                    plies..=plies,
+                    6,
+                    margin,
+                    config.seed,
+                ))
             }
             None => random_openings::<W>(&rules, count, plies, config.seed),
         };
