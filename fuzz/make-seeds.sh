@@ -6,7 +6,7 @@ set -euo pipefail
 flipzero="${FLIPZERO:-target/release/flipzero}"
 seeds=fuzz/seeds
 rm -rf "$seeds"
-mkdir -p "$seeds"/{position_text,position_diagram,move_list,rules_toml,run_config,arena_config,study_config,agent_spec,obf_lines,gtp_server,nboard_server,shard_file,checkpoint_file,web_requests}
+mkdir -p "$seeds"/{position_text,position_diagram,move_list,rules_toml,run_config,arena_config,study_config,agent_spec,obf_lines,gtp_server,nboard_server,ggf_game,shard_file,checkpoint_file,web_requests}
 
 # Position text and move lists of every preset (the first byte selects the preset; the high
 # bit asks for 6x6), from its start and after a few moves.
@@ -45,6 +45,11 @@ printf 'protocol_version\nname\nversion\nboardsize 8\nclear_board\nplay b f5\nge
 printf 'list_commands\nboardsize 19\nplay x z9\ngenmove\n12 komi 1.5\nquit\n' > "$seeds/gtp_server/errors"
 printf 'nboard 2\nset depth 1\nset game (;GM[Othello]PC[NBoard]PB[a]PW[b]RE[?]TI[0]TY[8r]BO[8 ---------------------------O*------*O--------------------------- *]B[F5]W[D6];)\nping 1\nhint 3\ngo\nmove c3\nset contempt 0\nlearn\nping 2\n' > "$seeds/nboard_server/session"
 printf 'nboard 2\nset game (;GM[Othello]TY[6]BO[6 --------------O*----*O-------------- *];)\ngo\nset depth 60\nping 7\n' > "$seeds/nboard_server/small"
+
+# GGF games (the first byte picks the preset: 0 is othello, at 8x8; 0x80 at 6x6).
+printf '\x00(;GM[Othello]PC[NBoard]PB[a]PW[b]RE[?]TI[0]TY[8r]BO[8 ---------------------------O*------*O--------------------------- *]B[F5]W[D6]B[C3//1.5];)' > "$seeds/ggf_game/8x8-moves"
+printf '\x80(;GM[Othello]TY[6]BO[6 --------------O*----*O-------------- O]W[c4];)' > "$seeds/ggf_game/6x6-white"
+printf '\x80(;GM[Othello]BO[6 *O*O*O*O*O*O*O*O*O*O*O*O*O*O*O*O*O*O *];)' > "$seeds/ggf_game/6x6-full"
 
 # Bodies of the web server's requests (the first byte picks which: 0 state, 1 start, 2 save,
 # 3 load).

@@ -2,7 +2,7 @@
 #![no_main]
 
 use flipzero_fuzz::{assert_explained, file_with};
-use flipzero_report::study::StudyConfig;
+use flipzero_study::StudyConfig;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -39,6 +39,22 @@ pub fn file_with(name: &str, data: &[u8]) -> PathBuf {
     path
 }
 
+/// `data` as it is and, where it is long enough to end with a checksum, with that checksum
+/// made anew (`flipzero_core::files::seal`): a mutated file is almost always refused by its
+/// checksum alone, and the loader beneath it should meet mutations too.
+pub fn as_is_and_resealed(data: &[u8]) -> Vec<Vec<u8>> {
+    let mut versions = vec![data.to_vec()];
+    if let Some(split) = data
+        .len()
+        .checked_sub(flipzero_core::files::CHECKSUM_BYTES)
+    {
+        let mut resealed = data[..split].to_vec();
+        flipzero_core::files::seal(&mut resealed);
+        versions.push(resealed);
+    }
+    versions
+}
+
 /// An error must say what is wrong.
 pub fn assert_explained(error: &impl std::fmt::Display) {
     assert!(
@@ -48,8 +64,9 @@ pub fn assert_explained(error: &impl std::fmt::Display) {
 }
 
 /// One engine session of `protocol` fed `data`, the random agent behind it (the protocol is
-/// under test, not the search): it must end without a panic, and only a failed write may end
-/// it with an error (a buffer never fails).
+/// under test, not the search): it must end without a panic, only a failed write may end
+/// it with an error (a buffer never fails), and what it writes keeps the protocol's framing
+/// ([`assert_framed`]).
 pub fn serve_bytes(protocol: Protocol, data: &[u8]) {
     // Searches at a GUI's depth (a hint) are cut short: the fuzzer looks for panics and
     // hangs, and a unit over 10 s counts as one.
@@ -61,4 +78,45 @@ pub fn serve_bytes(protocol: Protocol, data: &[u8]) {
     let mut output = Vec::new();
     serve(protocol, "othello", 8, &source, &mut input, &mut output)
         .expect("writing to a buffer cannot fail");
+    assert_framed(protocol, &output);
+}
+
+/// What a server wrote is framed as its protocol says, whatever it was sent: UTF-8; in GTP,
+/// responses that each begin with `=` or `?` and end with an empty line (a GUI that reads
+/// one response per command stays in step); in NBoard, lines that each begin with one of the
+/// protocol's reply words.
+pub fn assert_framed(protocol: Protocol, output: &[u8]) {
+    let text = std::str::from_utf8(output).expect("a server writes UTF-8");
+    match protocol {
+        Protocol::Gtp => {
+            assert!(
+                text.is_empty() || text.ends_with("\n\n"),
+                "a GTP response not ended by an empty line: {text:?}"
+            );
+            for response in text.split_terminator("\n\n") {
+                // A stray empty line would leave a piece that starts with a line end.
+                assert!(
+                    response.starts_with('=') || response.starts_with('?'),
+                    "a GTP response that is neither `=` nor `?`: {response:?}"
+                );
+            }
+        }
+        Protocol::Nboard => {
+            const REPLIES: [&str; 7] = [
+                "set myname ",
+                "pong ",
+                "status",
+                "=== ",
+                "search ",
+                "nodestats ",
+                "learned",
+            ];
+            for line in text.lines() {
+                assert!(
+                    REPLIES.iter().any(|reply| line.starts_with(reply)),
+                    "an NBoard line that is no reply: {line:?}"
+                );
+            }
+        }
+    }
 }

@@ -8,7 +8,7 @@ use flipzero_core::rules::Objective;
 use flipzero_core::{Bitboard, Decision, Game, Rules};
 use flipzero_engine::{Engine, ExactSolver, Proof, SearchConfig, Weights, WeightsFile};
 use flipzero_mcts::{Evaluator, Mcts, MctsConfig, SearchKind, UniformEvaluator};
-use flipzero_nn::{CheckpointError, NetEvaluator, PolicyValueNet};
+use flipzero_nn::{NetEvaluator, PolicyValueNet};
 use rand::SeedableRng;
 use rand::seq::IndexedRandom;
 use rand_chacha::ChaCha8Rng;
@@ -349,6 +349,8 @@ pub struct MctsSpec {
     pub considered_actions: u32,
     /// Weight of the predicted margin beside the result (`MctsConfig::score_utility`).
     pub score_utility: f32,
+    /// Each evaluation averaged over the position's images under every board symmetry.
+    pub every_symmetry: bool,
 }
 
 impl Default for MctsSpec {
@@ -362,6 +364,7 @@ impl Default for MctsSpec {
             search: SearchKind::Puct,
             considered_actions: MctsConfig::default().considered_actions,
             score_utility: 0.0,
+            every_symmetry: false,
         }
     }
 }
@@ -394,8 +397,20 @@ pub struct AgentSpecError {
 
 const AGENT_FORMS: &str = "use `random`, `greedy`, `perfect`, `engine`, `engine:depth=4` (options depth, \
     nodes, time, solve, end, random, seed), `mcts:checkpoint=FILE,simulations=N` (options \
-    checkpoint, simulations, time, solve, cpuct, search=puct|gumbel, considered, score), `gtp:<engine command line>` or \
+    checkpoint, simulations, time, solve, cpuct, search=puct|gumbel, considered, score, symmetries=one|all), `gtp:<engine command line>` or \
     `nboard:<engine command line>`";
+
+/// `one` (the position as it is) or `all` (averaged over every board symmetry).
+///
+/// # Errors
+/// Any other text.
+pub fn parse_symmetries(text: &str) -> Result<bool, String> {
+    match text {
+        "one" => Ok(false),
+        "all" => Ok(true),
+        _ => Err(format!("`{text}`: use `one` or `all` symmetries")),
+    }
+}
 
 fn parse_mcts(options: &str) -> Result<MctsSpec, String> {
     let mut spec = MctsSpec::default();
@@ -449,6 +464,7 @@ fn parse_mcts(options: &str) -> Result<MctsSpec, String> {
                     .filter(|w: &f32| w.is_finite() && (0.0..=10.0).contains(w))
                     .ok_or_else(|| bad("use a score utility of 0 to 10"))?;
             }
+            "symmetries" => spec.every_symmetry = parse_symmetries(value).map_err(|e| bad(&e))?,
             _ => return Err(bad("unknown option")),
         }
     }
@@ -498,12 +514,14 @@ pub struct AgentFactory {
 pub enum AgentError {
     /// The checkpoint cannot be read.
     #[error(transparent)]
-    Checkpoint(#[from] CheckpointError),
+    Checkpoint(#[from] flipzero_core::files::FileError),
     /// The checkpoint is of other rules.
-    #[error("{path}: a network for other rules")]
+    #[error("{path}: a network for other rules ({difference})")]
     OtherRules {
         /// The checkpoint.
         path: String,
+        /// How its rules differ, where the board says so.
+        difference: String,
     },
     /// `perfect` for rules the exact solver does not cover.
     #[error(
@@ -538,8 +556,21 @@ impl AgentFactory {
             }) => {
                 let loaded = flipzero_nn::checkpoint::load(path, device)?;
                 if loaded.meta.rules != *rules.spec() {
+                    let (trained, asked) = (
+                        (loaded.meta.net.rows, loaded.meta.net.cols),
+                        (usize::from(rules.rows()), usize::from(rules.cols())),
+                    );
+                    let difference = if trained == asked {
+                        format!("on the same {}x{} board", asked.0, asked.1)
+                    } else {
+                        format!(
+                            "trained on {}x{}, asked for {}x{}",
+                            trained.0, trained.1, asked.0, asked.1
+                        )
+                    };
                     return Err(AgentError::OtherRules {
                         path: path.display().to_string(),
+                        difference,
                     });
                 }
                 Some((loaded.net, device.clone()))
@@ -630,8 +661,9 @@ impl AgentFactory {
                 let config = spec.mcts_config(seed);
                 match &self.network {
                     Some((net, device)) => {
-                        let agent =
-                            MctsAgent::new(rules, config, NetEvaluator::new(rules, net, device));
+                        let evaluator = NetEvaluator::new(rules, net, device)
+                            .over_every_symmetry(spec.every_symmetry);
+                        let agent = MctsAgent::new(rules, config, evaluator);
                         match spec.time {
                             Some(time) => Box::new(agent.with_time(time)),
                             None => Box::new(agent),

@@ -15,17 +15,19 @@ use crate::agent::Agent;
 /// How long an engine may take to answer a command that is not a search.
 const COMMAND_PATIENCE: Duration = Duration::from_secs(10);
 /// How long it may take to choose a move without a clock. Under a clock it may take its time
-/// left and `CLOCK_GRACE` more: the match then records the loss on time.
+/// left and `CLOCK_GRACE` more (never more than this): the match then records the loss on
+/// time.
 const MOVE_PATIENCE: Duration = Duration::from_secs(600);
 const CLOCK_GRACE: Duration = Duration::from_secs(5);
 /// The most positions the search for the moves to an opening visits (about 2 s): lines of
 /// 20 plies on 8x8 take some 10,000, of 22 some 200,000; deeper ones may not be found.
 const PATH_NODES: usize = 2_000_000;
 
-/// How long to wait for a move when the engine has `time_left` for the rest of the game.
-fn move_patience(time_left: Option<Duration>) -> Duration {
-    time_left.map_or(MOVE_PATIENCE, |left| {
-        (left + CLOCK_GRACE).min(MOVE_PATIENCE)
+/// How long to wait for a move when the engine has `time_left` for the rest of the game, at
+/// most `without_clock`.
+fn move_patience(time_left: Option<Duration>, without_clock: Duration) -> Duration {
+    time_left.map_or(without_clock, |left| {
+        (left + CLOCK_GRACE).min(without_clock)
     })
 }
 
@@ -135,6 +137,8 @@ pub struct GtpAgent<W: Bitboard> {
     opening_line: Option<(Game<W>, Vec<Decision>)>,
     /// The time for the next move, sent as `time_left`.
     move_time: Option<Duration>,
+    /// How long a move may take without a clock (`MOVE_PATIENCE`).
+    move_patience: Duration,
 }
 
 /// The decisions that lead from `from` to `to` under `rules`, if a line within `PATH_NODES`
@@ -228,6 +232,7 @@ impl<W: Bitboard> GtpAgent<W> {
             known: None,
             opening_line: None,
             move_time: None,
+            move_patience: MOVE_PATIENCE,
         })
     }
 
@@ -337,7 +342,8 @@ impl<W: Bitboard> GtpAgent<W> {
         if let Some(left) = time_left {
             self.ask(&format!("time_left {color} {:.0} 0", left.as_secs_f64()))?;
         }
-        let answer = self.ask_within(&format!("genmove {color}"), move_patience(time_left))?;
+        let patience = move_patience(time_left, self.move_patience);
+        let answer = self.ask_within(&format!("genmove {color}"), patience)?;
         let (decision, played) = decision_from_answer(&self.rules, game, &answer)?;
         self.known = Some(played);
         Ok(decision)
@@ -390,6 +396,8 @@ pub struct NBoardAgent<W: Bitboard> {
     pings: u64,
     /// The time for the next move, under a clock.
     move_time: Option<Duration>,
+    /// How long a move may take without a clock (`MOVE_PATIENCE`).
+    move_patience: Duration,
     _width: std::marker::PhantomData<W>,
 }
 
@@ -404,6 +412,7 @@ impl<W: Bitboard> NBoardAgent<W> {
             process: EngineProcess::start(command).map_err(|e| e.to_string())?,
             pings: 0,
             move_time: None,
+            move_patience: MOVE_PATIENCE,
             _width: std::marker::PhantomData,
         };
         agent.process.send("nboard 2")?;
@@ -443,29 +452,8 @@ impl<W: Bitboard> NBoardAgent<W> {
         }
     }
 
-    /// The position as a GGF game without moves: `BO[` size, squares (`*` black, `O` white,
-    /// `-` empty), side to move.
-    fn ggf(&self, game: &Game<W>) -> String {
-        let text = game.to_text(&self.rules);
-        let mut fields = text.split_whitespace();
-        let squares: String = fields
-            .next()
-            .unwrap_or_default()
-            .chars()
-            .map(|c| if c == 'X' { '*' } else { c })
-            .collect();
-        let mover = match game.side_to_move() {
-            Color::Black => '*',
-            Color::White => 'O',
-        };
-        format!(
-            "(;GM[Othello]PC[flipzero]TY[{side}]BO[{side} {squares} {mover}];)",
-            side = self.rules.rows()
-        )
-    }
-
     fn set_position(&mut self, game: &Game<W>) -> Result<(), String> {
-        let request = format!("set game {}", self.ggf(game));
+        let request = format!("set game {}", crate::ggf::write_position(&self.rules, game));
         self.process.send(&request)?;
         self.synchronise(&request)
     }
@@ -479,7 +467,10 @@ impl<W: Bitboard> NBoardAgent<W> {
         self.set_position(game)?;
         self.process.send("go")?;
         let moves_left = (game.empty().count() / 2).max(1);
-        let patience = move_patience(self.move_time.map(|time| time * moves_left));
+        let patience = move_patience(
+            self.move_time.map(|time| time * moves_left),
+            self.move_patience,
+        );
         loop {
             let line = self.process.line("go", patience)?;
             if let Some(answer) = line.trim().strip_prefix("===") {
@@ -508,6 +499,54 @@ impl<W: Bitboard> Agent<W> for NBoardAgent<W> {
 mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn an_engine_silent_on_a_move_without_a_clock_is_given_up_on_after_its_patience() {
+        // Engines that answer everything but the move: GTP's `genmove`, NBoard's `go`.
+        let folder = tempfile::tempdir().unwrap();
+        let write = |name: &str, script: &str| {
+            let path = folder.path().join(name);
+            std::fs::write(&path, script).unwrap();
+            format!("sh {}", path.display())
+        };
+        let gtp = write(
+            "gtp.sh",
+            "while read -r line; do\n  case \"$line\" in\n    genmove*) exec sleep 60 ;;\n    *) printf '=\\n\\n' ;;\n  esac\ndone\n",
+        );
+        let nboard = write(
+            "nboard.sh",
+            "while read -r word rest; do\n  case \"$word\" in\n    ping) echo \"pong $rest\" ;;\n    go) exec sleep 60 ;;\n  esac\ndone\n",
+        );
+        let rules = Preset::Othello.rules(Some(6)).unwrap();
+        let start = Game::<u64>::start(&rules);
+        let patience = Duration::from_secs(1);
+        let mut gtp = GtpAgent::<u64>::start(&rules, &gtp).unwrap();
+        assert_eq!(gtp.move_patience, MOVE_PATIENCE);
+        gtp.move_patience = patience;
+        let mut nboard = NBoardAgent::<u64>::start(&rules, &nboard).unwrap();
+        assert_eq!(nboard.move_patience, MOVE_PATIENCE);
+        nboard.move_patience = patience;
+        let began = Instant::now();
+        let error = gtp.choose(&start).unwrap_err();
+        assert_eq!(error, "no answer within 1 s after `genmove b`");
+        let error = nboard.choose(&start).unwrap_err();
+        assert_eq!(error, "no answer within 1 s after `go`");
+        // Each waited its patience, not the engine's minute.
+        assert!(
+            began.elapsed() < Duration::from_secs(30),
+            "{:?}",
+            began.elapsed()
+        );
+        // Under a clock, the wait is the time left and the grace, within the same bound.
+        assert_eq!(
+            move_patience(Some(Duration::from_secs(7)), MOVE_PATIENCE),
+            Duration::from_secs(12)
+        );
+        assert_eq!(
+            move_patience(Some(Duration::from_secs(7200)), MOVE_PATIENCE),
+            MOVE_PATIENCE
+        );
+    }
 
     #[test]
     fn an_opening_reaches_a_gtp_engine_as_its_own_moves_at_any_depth() {

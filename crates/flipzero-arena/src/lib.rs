@@ -7,6 +7,7 @@ pub mod agent;
 pub mod competition;
 pub mod elo;
 pub mod external;
+pub mod ggf;
 pub mod ladder;
 pub mod matches;
 pub mod openings;
@@ -16,7 +17,7 @@ pub mod tournament;
 
 pub use agent::{
     Agent, AgentError, AgentFactory, AgentSpec, AgentSpecError, EngineAgent, GreedyAgent,
-    MctsAgent, MctsSpec, PerfectAgent, RandomAgent,
+    MctsAgent, MctsSpec, PerfectAgent, RandomAgent, parse_symmetries,
 };
 pub use elo::{PairResult, Rating, Sprt, SprtDecision, ratings};
 pub use matches::{Ending, GameResult, MatchResult, play_game, play_paired, seat_to_move};

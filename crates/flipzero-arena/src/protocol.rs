@@ -13,6 +13,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use crate::agent::{Agent, AgentFactory, AgentSpec};
+use crate::ggf;
 
 /// Which protocol a session speaks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -575,7 +576,7 @@ impl<W: Bitboard> Session<W> {
             },
             ("set", ["game", ..]) => {
                 let ggf = text.split_once("game").map_or("", |(_, g)| g.trim());
-                match ggf_board_side(ggf) {
+                match ggf::board_side(ggf) {
                     Some(side) if side != self.rules.rows() => {
                         match self.servable_side(side, source) {
                             Ok(()) => return Ok(Next::Resize(side, Some(ggf.to_owned()))),
@@ -672,21 +673,8 @@ impl<W: Bitboard> Session<W> {
 
     /// `set game`: the position at the end of a GGF game.
     fn set_game(&mut self, ggf: &str, source: &dyn AgentSource) -> Vec<String> {
-        match parse_ggf::<W>(&self.rules, ggf) {
-            Ok((start, moves)) => {
-                let mut game = start;
-                let mut history = Vec::new();
-                for mv in moves {
-                    match notation::replay(&self.rules, &game, &mv) {
-                        Ok(next) => history.push(std::mem::replace(&mut game, next)),
-                        Err(error) => {
-                            return vec![format!(
-                                "status error: set game: move {mv}: {}",
-                                error.reason
-                            )];
-                        }
-                    }
-                }
+        match ggf::read_to_end::<W>(&self.rules, ggf) {
+            Ok((game, history)) => {
                 self.game = game;
                 self.history = history;
                 self.draw_chance();
@@ -698,84 +686,4 @@ impl<W: Bitboard> Session<W> {
             Err(reason) => vec![format!("status error: set game: {reason}")],
         }
     }
-}
-
-/// The board side of a GGF game's `BO[` property.
-fn ggf_board_side(ggf: &str) -> Option<u8> {
-    let board = ggf.split_once("BO[")?.1;
-    board.split_whitespace().next()?.parse().ok()
-}
-
-/// The start position (from `BO[size board side]`) and the moves (`B[f5]`, `W[pa//1.2]`) of
-/// a GGF game.
-fn parse_ggf<W: Bitboard>(rules: &Rules, ggf: &str) -> Result<(Game<W>, Vec<String>), String> {
-    let properties = ggf_properties(ggf)?;
-    let board = properties
-        .iter()
-        .find(|(key, _)| key == "BO")
-        .map(|(_, value)| value.clone())
-        .ok_or("no BO[...] board")?;
-    let mut parts = board.split_whitespace();
-    let side: usize = parts
-        .next()
-        .and_then(|s| s.parse().ok())
-        .ok_or("BO: no board size")?;
-    let squares: String = parts.next().ok_or("BO: no squares")?.to_owned();
-    let mover = parts.next().ok_or("BO: no side to move")?;
-    if squares.len() != side * side || side != usize::from(rules.rows()) {
-        return Err(format!(
-            "BO: {} squares for a {side}x{side} board",
-            squares.len()
-        ));
-    }
-    let text_squares: String = squares
-        .chars()
-        .map(|c| match c {
-            '*' | 'X' | 'x' | 'B' | 'b' => Ok('X'),
-            'O' | 'o' | 'W' | 'w' => Ok('O'),
-            '-' | '.' => Ok('-'),
-            other => Err(format!("BO: square `{other}`")),
-        })
-        .collect::<Result<_, _>>()?;
-    let side_to_move = match mover {
-        "*" | "B" | "b" | "X" => 'X',
-        "O" | "W" | "w" | "o" => 'O',
-        other => return Err(format!("BO: side to move `{other}`")),
-    };
-    let start = Game::<W>::from_text(rules, &format!("{text_squares} {side_to_move}"))
-        .map_err(|e| format!("BO: {e}"))?;
-    let moves = properties
-        .into_iter()
-        .filter(|(key, _)| key == "B" || key == "W")
-        .map(|(_, value)| {
-            let name = value.split('/').next().unwrap_or("").to_ascii_lowercase();
-            if name == "pa" {
-                "pass".to_owned()
-            } else {
-                name
-            }
-        })
-        .collect();
-    Ok((start, moves))
-}
-
-/// The `KEY[value]` properties of a GGF game, in order.
-fn ggf_properties(ggf: &str) -> Result<Vec<(String, String)>, String> {
-    let body = ggf
-        .trim()
-        .strip_prefix("(;")
-        .and_then(|rest| rest.strip_suffix(";)"))
-        .ok_or("a GGF game is written (; ... ;)")?;
-    let mut properties = Vec::new();
-    let mut rest = body;
-    while let Some(open) = rest.find('[') {
-        let key = rest[..open].trim().to_owned();
-        let close = rest[open..].find(']').ok_or("a [ without its ]")? + open;
-        properties.push((key, rest[open + 1..close].to_owned()));
-        rest = &rest[close + 1..];
-    }
-    if !rest.trim().is_empty() {
-        return Err(format!("unexpected `{}`", rest.trim()));
-    }
-    Ok(properties)
 }

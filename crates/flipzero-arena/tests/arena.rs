@@ -275,7 +275,7 @@ fn agent_names_parse_or_say_what_is_wrong() {
         })
     );
     assert_eq!(
-        "mcts:simulations=16,search=gumbel,considered=8,score=0.5"
+        "mcts:simulations=16,search=gumbel,considered=8,score=0.5,symmetries=all"
             .parse::<AgentSpec>()
             .unwrap(),
         AgentSpec::Mcts(MctsSpec {
@@ -283,6 +283,7 @@ fn agent_names_parse_or_say_what_is_wrong() {
             search: flipzero_mcts::SearchKind::Gumbel,
             considered_actions: 8,
             score_utility: 0.5,
+            every_symmetry: true,
             ..MctsSpec::default()
         })
     );
@@ -295,6 +296,7 @@ fn agent_names_parse_or_say_what_is_wrong() {
         "mcts:time=-1",
         "mcts:search=alphabeta",
         "mcts:considered=0",
+        "mcts:symmetries=8",
         "",
     ] {
         let error = bad.parse::<AgentSpec>().unwrap_err().to_string();

@@ -121,6 +121,70 @@ fn gtp_boardsize_refuses_a_side_the_variant_cannot_have_in_its_own_answer() {
 }
 
 #[test]
+fn gtp_boardsize_refuses_a_side_the_agent_cannot_serve_and_keeps_its_game() {
+    // A network trained for 6x6: the variant has 8x8 boards, the agent does not.
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    let net = flipzero_nn::NetConfig {
+        input_planes: flipzero_data::encoder::PLANES.len(),
+        rows: 6,
+        cols: 6,
+        decisions: rules.decision_count(),
+        blocks: 1,
+        channels: 8,
+        value_hidden: 16,
+        policy_channels: 2,
+        value_channels: 1,
+        torus: false,
+    };
+    let meta = flipzero_nn::CheckpointMeta {
+        rules: rules.spec().clone(),
+        encoder_version: flipzero_data::ENCODER_VERSION,
+        net: net.clone(),
+        step: 0,
+    };
+    let device = burn::tensor::Device::flex();
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("six.ckpt");
+    flipzero_nn::checkpoint::save(&path, &meta, &net.init(&device), None).unwrap();
+    let spec: AgentSpec = format!("mcts:checkpoint={},simulations=4", path.display())
+        .parse()
+        .unwrap();
+    let mut output = Vec::new();
+    serve(
+        Protocol::Gtp,
+        "othello",
+        6,
+        &SpecSource::new(spec, device),
+        &mut Cursor::new(b"play b b3\nboardsize 8\ngenmove w\nshowboard\n".to_vec()),
+        &mut output,
+    )
+    .unwrap();
+    let output = String::from_utf8(output).unwrap();
+    let replies: Vec<&str> = output.split("\n\n").filter(|r| !r.is_empty()).collect();
+    assert_eq!(replies[0], "=");
+    assert!(
+        replies[1].starts_with("? unacceptable size: ")
+            && replies[1].contains("trained on 6x6, asked for 8x8"),
+        "{}",
+        replies[1]
+    );
+    // The game on 6x6, with Black's move, is still the session's: White moves on it.
+    let white = replies[2].strip_prefix("= ").unwrap_or_default();
+    let after_b3 = flipzero_core::notation::replay(
+        &rules,
+        &flipzero_core::Game::<u64>::start(&rules),
+        &format!("b3 {}", white.to_ascii_lowercase()),
+    );
+    assert!(after_b3.is_ok(), "{}", replies[2]);
+    assert!(
+        replies[3].starts_with("= ") && replies[3].lines().count() > 6,
+        "{}",
+        replies[3]
+    );
+    assert_eq!(replies.len(), 4, "{output}");
+}
+
+#[test]
 fn nboard_refuses_bad_lines_as_status_errors_and_bounds_the_guis_depth() {
     let output = session(
         Protocol::Nboard,

@@ -1,6 +1,7 @@
 //! Run directories under faults beyond a kill (cli.rs has the kill test): a disk that fills
-//! up and a directory that cannot be written. Each is refused with the file named, nothing
-//! already written is changed, and the run resumes once the fault is gone.
+//! up, a directory that cannot be written, a newest checkpoint damaged on disk. Each is
+//! refused with the file named, nothing already written is changed, and the run resumes once
+//! the fault is gone.
 
 #[allow(dead_code)]
 mod common;
@@ -22,12 +23,13 @@ fn written(run: &Path) -> BTreeMap<String, Vec<u8>> {
     files
 }
 
-/// `flipzero loop` on the tiny config for `iterations`, run by `sh -c <prefix> ...`.
-fn run_loop(run: &Path, iterations: &str, prefix: &str) -> std::process::Output {
+/// `flipzero loop` on the tiny config for `iterations`, run by `sh -c <setup> exec <wrapper>
+/// flipzero ...` (a wrapper is a program that runs it, as `setpriv ...` does).
+fn run_loop(run: &Path, iterations: &str, setup: &str, wrapper: &str) -> std::process::Output {
     let program = assert_cmd::cargo::cargo_bin("flipzero");
     std::process::Command::new("sh")
         .arg("-c")
-        .arg(format!("{prefix} exec \"$0\" \"$@\""))
+        .arg(format!("{setup} exec {wrapper} \"$0\" \"$@\""))
         .arg(program)
         .args(["loop", "--config", tiny_run_config().to_str().unwrap()])
         .args([
@@ -44,12 +46,12 @@ fn run_loop(run: &Path, iterations: &str, prefix: &str) -> std::process::Output 
 fn a_full_disk_stops_the_run_with_the_file_named_and_loses_nothing() {
     let folder = tempfile::tempdir().unwrap();
     let run = folder.path().join("run");
-    assert_success(&run_loop(&run, "1", ""));
+    assert_success(&run_loop(&run, "1", "", ""));
     let before = written(&run);
     // Files may grow to 16 blocks (8 or 16 KiB, as the shell counts them; the tiny network's
     // checkpoints are about 30 KiB), and a write past that fails with "File too large"
     // instead of killing the process.
-    let output = run_loop(&run, "2", "ulimit -f 16; trap '' XFSZ;");
+    let output = run_loop(&run, "2", "ulimit -f 16; trap '' XFSZ;", "");
     let said = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success(), "the run cannot go on: {said}");
     assert!(
@@ -67,7 +69,7 @@ fn a_full_disk_stops_the_run_with_the_file_named_and_loses_nothing() {
         after.keys()
     );
     // With room again, the run resumes and finishes its second iteration.
-    let output = run_loop(&run, "2", "");
+    let output = run_loop(&run, "2", "", "");
     assert_success(&output);
     assert!(String::from_utf8_lossy(&output.stdout).contains("iteration   2"));
 }
@@ -76,7 +78,7 @@ fn a_full_disk_stops_the_run_with_the_file_named_and_loses_nothing() {
 fn a_read_only_run_directory_is_refused_with_its_name() {
     let folder = tempfile::tempdir().unwrap();
     let run = folder.path().join("run");
-    assert_success(&run_loop(&run, "1", ""));
+    assert_success(&run_loop(&run, "1", "", ""));
     let before = written(&run);
     let set_writable = |writable: bool| {
         for sub in ["", "checkpoints", "shards"] {
@@ -87,17 +89,80 @@ fn a_read_only_run_directory_is_refused_with_its_name() {
         }
     };
     set_writable(false);
-    // Root writes into read-only directories anyway: nothing to test there.
-    if std::fs::write(run.join("probe"), b"x").is_ok() {
-        set_writable(true);
-        println!("SKIPPED: running as root, a read-only directory is still writable");
-        return;
-    }
-    let output = run_loop(&run, "2", "");
+    // Root writes into read-only directories anyway (the capability CAP_DAC_OVERRIDE): as
+    // root, the run is started without it, as any other user would be.
+    let as_a_user = if std::fs::write(run.join("probe"), b"x").is_ok() {
+        std::fs::remove_file(run.join("probe")).unwrap();
+        let drop = "setpriv --bounding-set=-dac_override,-dac_read_search";
+        let succeeds = |command: String| {
+            std::process::Command::new("sh")
+                .arg("-c")
+                .arg(command)
+                .arg(run.join("probe"))
+                .status()
+                .is_ok_and(|status| status.success())
+        };
+        let stops_root = succeeds("setpriv --version > /dev/null 2>&1".to_owned())
+            && !succeeds(format!("{drop} touch \"$0\" 2>/dev/null"));
+        if !stops_root {
+            let _ = std::fs::remove_file(run.join("probe"));
+            set_writable(true);
+            println!("SKIPPED: running as root without setpriv (util-linux) to drop its rights");
+            return;
+        }
+        drop
+    } else {
+        ""
+    };
+    let output = run_loop(&run, "2", "", as_a_user);
     set_writable(true);
     let said = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success(), "{said}");
     assert!(said.contains(run.to_str().unwrap()), "{said}");
     assert_eq!(written(&run), before);
-    assert_success(&run_loop(&run, "2", ""));
+    assert_success(&run_loop(&run, "2", "", ""));
+}
+
+#[test]
+fn a_damaged_newest_checkpoint_stops_the_run_with_its_name_and_loses_nothing() {
+    let folder = tempfile::tempdir().unwrap();
+    let run = folder.path().join("run");
+    assert_success(&run_loop(&run, "1", "", ""));
+    let before = written(&run);
+    let newest = before
+        .keys()
+        .filter(|name| name.ends_with(".ckpt"))
+        .max()
+        .unwrap()
+        .clone();
+    let good = before[&newest].clone();
+    let mut flipped = good.clone();
+    flipped[good.len() / 2] ^= 0x01;
+    let path = run.join(&newest);
+    for (damage, bytes) in [
+        ("empty", Vec::new()),
+        ("cut in half", good[..good.len() / 2].to_vec()),
+        ("one byte short", good[..good.len() - 1].to_vec()),
+        ("one bit flipped", flipped),
+    ] {
+        std::fs::write(&path, &bytes).unwrap();
+        let output = run_loop(&run, "2", "", "");
+        let said = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{damage}: {said}");
+        assert!(
+            said.contains(path.to_str().unwrap()) && !said.contains("panicked"),
+            "{damage}: {said}"
+        );
+        assert!(said.contains("move it aside"), "{damage}: {said}");
+        // Nothing else changed: the shards and the older checkpoints are as they were.
+        let mut after = written(&run);
+        assert_eq!(after.remove(&newest), Some(bytes), "{damage}");
+        let mut expected = before.clone();
+        expected.remove(&newest);
+        assert_eq!(after, expected, "{damage}");
+    }
+    // Moved aside as the message says, the run resumes from the checkpoint before it.
+    std::fs::rename(&path, run.join("damaged.ckpt")).unwrap();
+    let output = run_loop(&run, "2", "", "");
+    assert_success(&output);
 }

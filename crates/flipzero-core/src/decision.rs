@@ -59,4 +59,23 @@ impl Decision {
     pub fn square(square: crate::Square) -> Decision {
         Decision::Square { square, option: 0 }
     }
+
+    /// The decision seen through a board symmetry: a square moves with the board, every
+    /// other decision stays what it is.
+    ///
+    /// # Panics
+    /// When the symmetry swaps rows and columns on a board that is not square.
+    pub fn transformed<W: crate::Bitboard>(
+        self,
+        geometry: &crate::Geometry<W>,
+        symmetry: crate::Symmetry,
+    ) -> Decision {
+        match self {
+            Decision::Square { square, option } => Decision::Square {
+                square: symmetry.apply(geometry, square),
+                option,
+            },
+            other => other,
+        }
+    }
 }

@@ -1,5 +1,6 @@
-//! Data files (shards, checkpoints): written so that a reader never sees half of one, and
-//! the error that names the file when one cannot be written or read.
+//! Data files (shards, checkpoints): written so that a reader never sees half of one, sealed
+//! with a checksum so that damage after writing is refused, and the error that names the
+//! file when one cannot be written or read.
 
 use std::io::Write;
 use std::path::Path;
@@ -64,6 +65,60 @@ pub fn write_atomically(path: &Path, contents: &[u8]) -> std::io::Result<()> {
     written
 }
 
+/// Bytes of the checksum at the end of a sealed file.
+pub const CHECKSUM_BYTES: usize = 4;
+
+/// Appends the CRC-32 of `contents` (little-endian) to it: a file's last four bytes. A disk,
+/// a copy or a transfer that changes any byte afterwards, or cuts the file short, is then
+/// caught by [`unseal`] instead of being read as other data.
+pub fn seal(contents: &mut Vec<u8>) {
+    let checksum = crc32fast::hash(contents);
+    contents.extend_from_slice(&checksum.to_le_bytes());
+}
+
+/// The contents of a file sealed by [`seal`], without its checksum.
+///
+/// # Errors
+/// A file too short to hold a checksum, or one whose checksum does not match its contents.
+pub fn unseal(sealed: &[u8]) -> Result<&[u8], String> {
+    let Some(split) = sealed.len().checked_sub(CHECKSUM_BYTES) else {
+        return Err("truncated: too short to hold its checksum".to_owned());
+    };
+    let (contents, stored) = sealed.split_at(split);
+    let stored = u32::from_le_bytes(stored.try_into().expect("four bytes"));
+    let computed = crc32fast::hash(contents);
+    if stored != computed {
+        return Err(format!(
+            "damaged: its CRC-32 is {computed:08x} and the file says {stored:08x} (cut short \
+             or changed after it was written)"
+        ));
+    }
+    Ok(contents)
+}
+
+/// The contents of a file of format `version`, without its checksum: files of the `sealed`
+/// version end with one ([`seal`], checked here), files of the `unsealed` one (written before
+/// checksums) have none.
+///
+/// # Errors
+/// Another version, or a sealed file whose checksum does not match.
+pub fn contents_of_version(
+    file: &[u8],
+    version: u32,
+    sealed: u32,
+    unsealed: u32,
+) -> Result<&[u8], String> {
+    if version == sealed {
+        unseal(file)
+    } else if version == unsealed {
+        Ok(file)
+    } else {
+        Err(format!(
+            "format version {version}; this build reads versions {unsealed} and {sealed}"
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,5 +135,30 @@ mod tests {
         let missing = directory.join("no-such-folder").join("data.bin");
         assert!(write_atomically(&missing, b"x").is_err());
         std::fs::remove_dir_all(&directory).unwrap();
+    }
+
+    #[test]
+    fn a_sealed_file_unseals_and_any_change_or_cut_is_refused() {
+        let mut sealed = b"some contents".to_vec();
+        seal(&mut sealed);
+        assert_eq!(sealed.len(), 13 + CHECKSUM_BYTES);
+        // The CRC-32 (IEEE) of the ASCII digits 1 to 9 is 0xcbf43926: the standard check value.
+        let mut digits = b"123456789".to_vec();
+        seal(&mut digits);
+        assert_eq!(&digits[9..], &0xcbf4_3926_u32.to_le_bytes());
+        assert_eq!(unseal(&sealed).unwrap(), b"some contents");
+        for at in 0..sealed.len() {
+            for bit in 0..8 {
+                let mut changed = sealed.clone();
+                changed[at] ^= 1 << bit;
+                assert!(
+                    unseal(&changed).unwrap_err().contains("damaged"),
+                    "byte {at}"
+                );
+            }
+        }
+        for length in 0..sealed.len() {
+            assert!(unseal(&sealed[..length]).is_err(), "length {length}");
+        }
     }
 }

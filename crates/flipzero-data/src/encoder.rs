@@ -6,7 +6,7 @@
 //! record it, and any change to the planes below must raise it.
 
 use flipzero_core::rules::{ColourChoice, Komi, SupplySpec};
-use flipzero_core::{Bitboard, Color, Decision, Game, Phase, Rules, Symmetry};
+use flipzero_core::{Bitboard, Color, Game, Phase, Rules, Symmetry};
 use ndarray::{Array1, Array3, ArrayViewMut3};
 
 /// Version of the plane layout below.
@@ -237,9 +237,8 @@ pub fn legal_mask<W: Bitboard>(rules: &Rules, game: &Game<W>) -> Array1<f32> {
 
 /// Where each decision index goes when the board is seen through `symmetry`: squares move,
 /// every other decision stays. Apply it to a policy target together with
-/// `Game::transformed(symmetry)` on the position. Not valid while several flipped discs wait
-/// to be oriented: an orient decision applies to the lowest pending square, which the
-/// symmetry may change.
+/// `Game::transformed(symmetry)` on the position; take the symmetry from
+/// [`decision_preserving_symmetries`].
 pub fn policy_permutation<W: Bitboard>(
     rules: &Rules,
     game: &Game<W>,
@@ -248,13 +247,19 @@ pub fn policy_permutation<W: Bitboard>(
     (0..rules.decision_count())
         .map(|index| {
             let decision = rules.decision_at(index).expect("index in range");
-            match decision {
-                Decision::Square { square, option } => rules.decision_index(Decision::Square {
-                    square: symmetry.apply(game.geometry(), square),
-                    option,
-                }),
-                _ => index,
-            }
+            rules.decision_index(decision.transformed(game.geometry(), symmetry))
         })
         .collect()
+}
+
+/// The board symmetries under which `game`'s decisions keep their meaning: all of the
+/// board's, identity first, except while several flipped discs wait to be oriented (an
+/// orient decision applies to the lowest pending square, which a symmetry may change), when
+/// only the identity does.
+pub fn decision_preserving_symmetries<W: Bitboard>(game: &Game<W>) -> Vec<Symmetry> {
+    if matches!(game.phase(), Phase::Orient { pending } if pending.count() > 1) {
+        vec![Symmetry::Identity]
+    } else {
+        Symmetry::of_board(game.geometry()).collect()
+    }
 }

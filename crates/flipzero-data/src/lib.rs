@@ -6,7 +6,7 @@
 pub mod encoder;
 pub mod shard;
 
-pub use encoder::{ENCODER_VERSION, Encoder, legal_mask, policy_permutation};
-pub use shard::{
-    ReplayWindow, Sample, ShardError, ShardHeader, read_shard, replay_window, write_shard,
+pub use encoder::{
+    ENCODER_VERSION, Encoder, decision_preserving_symmetries, legal_mask, policy_permutation,
 };
+pub use shard::{ReplayWindow, Sample, ShardHeader, read_shard, replay_window, write_shard};

@@ -1,8 +1,9 @@
 //! Shard files: the training samples of some finished games. A shard starts with a magic
 //! number and a format version, then a header that names the rules (as TOML) and the encoder
-//! version, then the samples, all in bincode 2. Shards are written to a temporary name,
-//! flushed and renamed into place, so a reader never sees half a shard; a truncated or
-//! corrupt shard is refused with the reason, never a panic.
+//! version, then the samples, all in bincode 2, and ends with the CRC-32 of all that
+//! (`flipzero_core::files::seal`; version 1 shards, written before 2026-12-02, have none).
+//! Shards are written to a temporary name, flushed and renamed into place, so a reader never
+//! sees half a shard; a truncated or corrupt shard is refused with the reason, never a panic.
 
 use std::path::Path;
 
@@ -11,8 +12,10 @@ use serde::{Deserialize, Serialize};
 
 /// The first bytes of every shard.
 pub const SHARD_MAGIC: &[u8; 8] = b"FLIPZSHD";
-/// Version of the layout.
-pub const SHARD_VERSION: u32 = 1;
+/// Version of the layout: 2 ends with a checksum.
+pub const SHARD_VERSION: u32 = 2;
+/// The layout before checksums, still read.
+const UNSEALED_SHARD_VERSION: u32 = 1;
 
 /// One training position with its targets.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -42,10 +45,7 @@ pub struct ShardHeader {
     pub writer: String,
 }
 
-/// A shard that cannot be written or read.
-pub type ShardError = FileError;
-
-fn invalid(path: &Path, reason: impl Into<String>) -> ShardError {
+fn invalid(path: &Path, reason: impl Into<String>) -> FileError {
     FileError::invalid(path, reason)
 }
 
@@ -53,17 +53,14 @@ fn invalid(path: &Path, reason: impl Into<String>) -> ShardError {
 ///
 /// # Errors
 /// When the file cannot be written.
-pub fn write_shard(
-    path: &Path,
-    header: &ShardHeader,
-    samples: &[Sample],
-) -> Result<(), ShardError> {
+pub fn write_shard(path: &Path, header: &ShardHeader, samples: &[Sample]) -> Result<(), FileError> {
     let config = bincode::config::standard();
     let mut contents = SHARD_MAGIC.to_vec();
     contents.extend_from_slice(&SHARD_VERSION.to_le_bytes());
     let body = bincode::serde::encode_to_vec((header, samples), config)
         .map_err(|error| invalid(path, format!("encoding: {error}")))?;
     contents.extend_from_slice(&body);
+    flipzero_core::files::seal(&mut contents);
     flipzero_core::files::write_atomically(path, &contents)
         .map_err(|source| FileError::io(path, source))
 }
@@ -96,7 +93,7 @@ fn decode_body(
 ///
 /// # Errors
 /// An unreadable file, a wrong magic number or version, or a truncated or corrupt body.
-pub fn read_shard(path: &Path) -> Result<(ShardHeader, Vec<Sample>), ShardError> {
+pub fn read_shard(path: &Path) -> Result<(ShardHeader, Vec<Sample>), FileError> {
     let size = std::fs::metadata(path)
         .map_err(|source| FileError::io(path, source))?
         .len();
@@ -116,21 +113,20 @@ pub fn read_shard(path: &Path) -> Result<(ShardHeader, Vec<Sample>), ShardError>
         return Err(invalid(path, "not a flipzero shard (wrong magic number)"));
     }
     let version = u32::from_le_bytes(contents[8..12].try_into().expect("4 bytes"));
-    if version != SHARD_VERSION {
+    let contents = flipzero_core::files::contents_of_version(
+        &contents,
+        version,
+        SHARD_VERSION,
+        UNSEALED_SHARD_VERSION,
+    )
+    .map_err(|reason| invalid(path, reason))?;
+    let body = contents.get(12..).unwrap_or_default();
+    let ((header, samples), read) =
+        decode_body(body).map_err(|error| invalid(path, format!("damaged body: {error}")))?;
+    if read != body.len() {
         return Err(invalid(
             path,
-            format!("format version {version}; this build reads version {SHARD_VERSION}"),
-        ));
-    }
-    let ((header, samples), read) = decode_body(&contents[12..])
-        .map_err(|error| invalid(path, format!("damaged body: {error}")))?;
-    if read != contents.len() - 12 {
-        return Err(invalid(
-            path,
-            format!(
-                "{} unexpected bytes after the samples",
-                contents.len() - 12 - read
-            ),
+            format!("{} unexpected bytes after the samples", body.len() - read),
         ));
     }
     if samples
@@ -182,7 +178,7 @@ pub fn replay_window(
     directory: &Path,
     max_samples: usize,
     expected: &ShardHeader,
-) -> Result<ReplayWindow, ShardError> {
+) -> Result<ReplayWindow, FileError> {
     let io = |source| FileError::io(directory, source);
     let mut shards: Vec<std::path::PathBuf> = std::fs::read_dir(directory)
         .map_err(io)?

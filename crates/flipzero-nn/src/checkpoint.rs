@@ -1,7 +1,9 @@
 //! Checkpoint files: a magic number and format version, metadata as JSON (the rules, the
 //! encoder version, the network config, the training step), the weights as a burnpack record,
-//! and the optimizer's state when a trainer wrote it. Written to a temporary name, flushed and renamed, so a crash never leaves half a
-//! file under the real name; every length is checked when reading, so a truncated or
+//! and the optimizer's state when a trainer wrote it, then the CRC-32 of all that
+//! (`flipzero_core::files::seal`; version 1 files, written before 2026-12-02, have none).
+//! Written to a temporary name, flushed and renamed, so a crash never leaves half a file under
+//! the real name; the checksum and every length are checked when reading, so a truncated or
 //! corrupt file is refused with the reason.
 
 use std::path::Path;
@@ -17,8 +19,10 @@ use crate::net::{NetConfig, PolicyValueNet};
 
 /// The first bytes of every checkpoint.
 pub const CHECKPOINT_MAGIC: &[u8; 8] = b"FLIPZCKP";
-/// Version of the layout below.
-pub const CHECKPOINT_VERSION: u32 = 1;
+/// Version of the layout below: 2 ends with a checksum.
+pub const CHECKPOINT_VERSION: u32 = 2;
+/// The layout before checksums, still read.
+const UNSEALED_CHECKPOINT_VERSION: u32 = 1;
 
 /// What a checkpoint says about its network.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -45,14 +49,11 @@ pub struct Checkpoint {
     pub optimizer: Option<Vec<u8>>,
 }
 
-/// A checkpoint that cannot be written or read.
-pub type CheckpointError = FileError;
-
-fn invalid(path: &Path, reason: impl Into<String>) -> CheckpointError {
+fn invalid(path: &Path, reason: impl Into<String>) -> FileError {
     FileError::invalid(path, reason)
 }
 
-fn io(path: &Path, source: std::io::Error) -> CheckpointError {
+fn io(path: &Path, source: std::io::Error) -> FileError {
     FileError::io(path, source)
 }
 
@@ -65,7 +66,7 @@ pub fn save(
     meta: &CheckpointMeta,
     net: &PolicyValueNet,
     optimizer: Option<&[u8]>,
-) -> Result<(), CheckpointError> {
+) -> Result<(), FileError> {
     let optimizer = optimizer.unwrap_or_default();
     let meta_json = serde_json::to_vec(meta).map_err(|error| invalid(path, error.to_string()))?;
     // The inference view carries the synced batch-norm statistics.
@@ -84,6 +85,7 @@ pub fn save(
     // Length 0: no optimizer state (a network saved for play, not for training).
     contents.extend_from_slice(&(optimizer.len() as u64).to_le_bytes());
     contents.extend_from_slice(optimizer);
+    flipzero_core::files::seal(&mut contents);
     flipzero_core::files::write_atomically(path, &contents).map_err(|error| io(path, error))
 }
 
@@ -156,7 +158,7 @@ fn take<'a>(
     count: usize,
     what: &str,
     path: &Path,
-) -> Result<&'a [u8], CheckpointError> {
+) -> Result<&'a [u8], FileError> {
     if rest.len() < count {
         return Err(invalid(path, format!("truncated in the {what}")));
     }
@@ -170,9 +172,9 @@ fn take<'a>(
 /// # Errors
 /// An unreadable file, a wrong magic number or version, a truncated or corrupt file, or
 /// weights that do not fit the network its metadata describes.
-pub fn load(path: &Path, device: &Device) -> Result<Checkpoint, CheckpointError> {
-    let contents = std::fs::read(path).map_err(|error| io(path, error))?;
-    let mut rest = contents.as_slice();
+pub fn load(path: &Path, device: &Device) -> Result<Checkpoint, FileError> {
+    let file = std::fs::read(path).map_err(|error| io(path, error))?;
+    let mut rest = file.as_slice();
     if take(&mut rest, 8, "magic number", path)? != CHECKPOINT_MAGIC {
         return Err(invalid(
             path,
@@ -184,12 +186,14 @@ pub fn load(path: &Path, device: &Device) -> Result<Checkpoint, CheckpointError>
             .try_into()
             .expect("4 bytes"),
     );
-    if version != CHECKPOINT_VERSION {
-        return Err(invalid(
-            path,
-            format!("format version {version}; this build reads version {CHECKPOINT_VERSION}"),
-        ));
-    }
+    let contents = flipzero_core::files::contents_of_version(
+        &file,
+        version,
+        CHECKPOINT_VERSION,
+        UNSEALED_CHECKPOINT_VERSION,
+    )
+    .map_err(|reason| invalid(path, reason))?;
+    rest = contents.get(12..).unwrap_or_default();
     let meta_len = u32::from_le_bytes(
         take(&mut rest, 4, "metadata length", path)?
             .try_into()

@@ -12,7 +12,7 @@ pub mod export;
 pub mod net;
 pub mod ops;
 
-pub use checkpoint::{Checkpoint, CheckpointError, CheckpointMeta};
+pub use checkpoint::{Checkpoint, CheckpointMeta};
 pub use evaluator::NetEvaluator;
 pub use export::{ExportError, ExportFormat, ExportOptions, export};
 pub use net::{NetConfig, NetOutput, PolicyValueNet};

@@ -60,33 +60,66 @@ fn a_checkpoint_round_trip_gives_identical_outputs_and_damage_is_named() {
     // No temporary file is left beside it.
     assert_eq!(std::fs::read_dir(&directory).unwrap().count(), 1);
 
-    let bytes = std::fs::read(&path).unwrap();
-    let refused = |contents: &[u8]| {
+    let sealed = std::fs::read(&path).unwrap();
+    let refused_as_is = |contents: &[u8]| {
         let damaged = directory.join("damaged.ckpt");
         std::fs::write(&damaged, contents).unwrap();
         load(&damaged, &device).unwrap_err().to_string()
     };
+    // Every byte changed, and every cut short of the whole, is caught by the checksum (or
+    // before it by the magic number or the version), with the file's name: never a panic.
+    for at in 0..sealed.len() {
+        let mut corrupt = sealed.clone();
+        corrupt[at] ^= 0xFF;
+        let error = refused_as_is(&corrupt);
+        let expected = match at {
+            0..8 => "wrong magic number",
+            8..12 => "format version",
+            _ => "damaged: its CRC-32",
+        };
+        assert!(
+            error.contains("damaged.ckpt") && error.contains(expected),
+            "byte {at}: {error}"
+        );
+    }
+    for length in 0..sealed.len() {
+        let error = refused_as_is(&sealed[..length]);
+        assert!(error.contains("damaged.ckpt"), "length {length}: {error}");
+    }
+    // Under the checksum, damage sealed anew (as a writer with a bug would make it) meets
+    // the layout's own checks.
+    let bytes = &sealed[..sealed.len() - flipzero_core::files::CHECKSUM_BYTES];
+    let refused = |contents: &[u8]| {
+        let mut contents = contents.to_vec();
+        flipzero_core::files::seal(&mut contents);
+        refused_as_is(&contents)
+    };
     assert!(refused(&bytes[..bytes.len() / 2]).contains("truncated in the weights"));
-    assert!(refused(&bytes[..10]).contains("truncated in the version"));
+    assert!(refused_as_is(&sealed[..10]).contains("truncated in the version"));
     assert!(refused(b"PK\x03\x04 not a checkpoint").contains("wrong magic number"));
-    let mut newer = bytes.clone();
+    let mut newer = bytes.to_vec();
     newer[8] = 9;
     assert!(refused(&newer).contains("format version 9"));
-    let mut longer = bytes.clone();
+    let mut longer = bytes.to_vec();
     longer.extend_from_slice(b"junk");
     assert!(refused(&longer).contains("4 unexpected bytes after the optimizer state"));
     assert!(refused(&bytes[..bytes.len() - 3]).contains("truncated in the optimizer state"));
-    // Cut at every length short of the whole: always refused with a reason, never a panic.
-    for length in 0..bytes.len() {
-        let error = refused(&bytes[..length]);
-        assert!(error.contains("damaged.ckpt"), "length {length}: {error}");
-    }
+    // A checkpoint of version 1 (no checksum) still loads.
+    let mut version_1 = bytes.to_vec();
+    version_1[8] = 1;
+    let old = directory.join("version-1.ckpt");
+    std::fs::write(&old, &version_1).unwrap();
+    assert_eq!(
+        outputs(&load(&old, &device).unwrap().net, &device),
+        outputs(&net, &device)
+    );
     // Metadata that describes another network than the weights.
     let mut other = meta.clone();
     other.net.channels = 16;
     let other_path = directory.join("other.ckpt");
     save(&other_path, &other, &other.net.init(&device), None).unwrap();
     let other_bytes = std::fs::read(&other_path).unwrap();
+    let other_bytes = &other_bytes[..other_bytes.len() - flipzero_core::files::CHECKSUM_BYTES];
     let meta_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
     let other_meta_len = u32::from_le_bytes(other_bytes[12..16].try_into().unwrap()) as usize;
     let mut mixed = other_bytes[..16 + other_meta_len].to_vec();
@@ -142,14 +175,18 @@ fn fuzz_crash_a_weight_tensor_of_another_dtype_does_not_panic() {
     let path = directory.join("net.ckpt");
     let meta = meta();
     save(&path, &meta, &meta.net.init(&device), None).unwrap();
-    let bytes = std::fs::read(&path).unwrap();
+    let sealed = std::fs::read(&path).unwrap();
+    // The damage is sealed anew: the checksum alone would refuse it, and the loader beneath
+    // is what this test is about.
+    let bytes = &sealed[..sealed.len() - flipzero_core::files::CHECKSUM_BYTES];
     let at = bytes
         .windows(3)
         .position(|w| w == b"F32")
         .expect("the weights name their dtype");
     for dtype in [b"I32", b"U32", b"I64", b"F64", b"F16", b"I16", b"U16"] {
-        let mut damaged = bytes.clone();
+        let mut damaged = bytes.to_vec();
         damaged[at..at + 3].copy_from_slice(dtype);
+        flipzero_core::files::seal(&mut damaged);
         let damaged_path = directory.join("dtype.ckpt");
         std::fs::write(&damaged_path, &damaged).unwrap();
         if let Err(error) = load(&damaged_path, &device) {

@@ -143,3 +143,60 @@ fn the_network_guides_a_search_and_batches_do_not_change_answers() {
     let result = tree.search(&mut evaluator);
     assert_eq!(result.decisions.iter().map(|d| d.1).sum::<u32>(), 50);
 }
+
+/// Averaged over every symmetry, a fresh network's evaluation of a position and of its
+/// mirror image agree decision for decision (each decision's image gets its prior), and the
+/// average is the mean of the eight single evaluations of the images; a single evaluation
+/// of a fresh network tells the two images apart.
+#[test]
+fn averaging_over_every_symmetry_makes_the_evaluation_of_a_position_and_its_images_agree() {
+    use flipzero_core::{Decision, Symmetry};
+    use flipzero_mcts::Evaluator;
+    use flipzero_nn::NetEvaluator;
+    let device = Device::flex();
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    let (_, _, config) = batch(&device);
+    let net = config.init(&device);
+    let mut single = NetEvaluator::new(&rules, &net, &device);
+    let mut averaged = NetEvaluator::new(&rules, &net, &device).over_every_symmetry(true);
+    let start = Game::<u64>::start(&rules);
+    let first = start.legal_decisions(&rules)[0];
+    let game = start.play_unchecked(&rules, first);
+    let legal = game.legal_decisions(&rules);
+    let evaluate = |evaluator: &mut NetEvaluator, symmetry: Symmetry| {
+        let image = game.transformed(symmetry);
+        let image_legal: Vec<Decision> = legal
+            .iter()
+            .map(|d| d.transformed(game.geometry(), symmetry))
+            .collect();
+        evaluator
+            .evaluate(&rules, &[(&image, image_legal.as_slice())])
+            .remove(0)
+    };
+    let close = |a: f32, b: f32| (a - b).abs() < 1e-4;
+    let plain = evaluate(&mut averaged, Symmetry::Identity);
+    let mirrored = evaluate(&mut averaged, Symmetry::MirrorColumns);
+    assert!(close(plain.value, mirrored.value));
+    assert!(close(plain.score, mirrored.score));
+    for (a, b) in plain.priors.iter().zip(&mirrored.priors) {
+        assert!(close(*a, *b), "{a} vs {b}");
+    }
+    let singles: Vec<_> = Symmetry::ALL
+        .iter()
+        .map(|&symmetry| evaluate(&mut single, symmetry))
+        .collect();
+    let mean = |f: &dyn Fn(&flipzero_mcts::Evaluation) -> f32| {
+        singles.iter().map(f).sum::<f32>() / singles.len() as f32
+    };
+    assert!(close(plain.value, mean(&|e| e.value)));
+    for (index, prior) in plain.priors.iter().enumerate() {
+        assert!(close(*prior, mean(&|e| e.priors[index])));
+    }
+    let differs = singles[1..].iter().any(|e| {
+        e.priors
+            .iter()
+            .zip(&singles[0].priors)
+            .any(|(a, b)| !close(*a, *b))
+    });
+    assert!(differs, "a fresh network sees every image the same");
+}

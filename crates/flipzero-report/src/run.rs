@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use flipzero_core::files::{FileError, write_atomically};
-use flipzero_run::{Record, RunDir};
+use flipzero_rundir::{Record, RunDir};
 
 use crate::ReportError;
 use crate::plots::{LinePlot, Series, histogram, line_plot};

@@ -280,10 +280,6 @@ pub struct StopSection {
     pub minutes: Option<f64>,
 }
 
-/// A config that cannot be read or used: the error names the file and, for a bad value,
-/// the key.
-pub type ConfigError = FileError;
-
 /// A checked config with its rules resolved.
 #[derive(Clone, Debug)]
 pub struct ValidConfig {
@@ -299,7 +295,7 @@ impl RunConfig {
     /// # Errors
     /// An unreadable file, bad TOML, an unknown key, a value out of range, unknown rules or
     /// an opponent that cannot be parsed: each named.
-    pub fn load(path: &Path) -> Result<ValidConfig, ConfigError> {
+    pub fn load(path: &Path) -> Result<ValidConfig, FileError> {
         let text = std::fs::read_to_string(path).map_err(|source| FileError::io(path, source))?;
         Self::parse(&text, &path.display().to_string())
     }
@@ -308,12 +304,42 @@ impl RunConfig {
     ///
     /// # Errors
     /// As [`RunConfig::load`].
-    pub fn parse(text: &str, name: &str) -> Result<ValidConfig, ConfigError> {
+    pub fn parse(text: &str, name: &str) -> Result<ValidConfig, FileError> {
+        Self::parse_with_rules(text, name, |config| {
+            Rules::load(&config.variant, config.size)
+                .map_err(|e| format!("variant `{}`: {e}", config.variant))
+        })
+    }
+
+    /// A run directory's config, with the rules the directory keeps beside it
+    /// (`rules_path`, written when the run started) rather than those its `variant` names
+    /// now: a run of a rules file opens from anywhere, whatever became of that file. A
+    /// directory without the file (written before it existed) resolves `variant`.
+    ///
+    /// # Errors
+    /// As [`RunConfig::load`], and a rules file that does not read.
+    pub fn load_in_run(path: &Path, rules_path: &Path) -> Result<ValidConfig, FileError> {
+        if !rules_path.exists() {
+            return Self::load(path);
+        }
+        let text = std::fs::read_to_string(path).map_err(|source| FileError::io(path, source))?;
+        let rules_text = std::fs::read_to_string(rules_path)
+            .map_err(|source| FileError::io(rules_path, source))?;
+        let rules_name = rules_path.display().to_string();
+        let rules = Rules::from_toml(&rules_text, &rules_name)
+            .map_err(|e| FileError::invalid(rules_path, e.to_string()))?;
+        Self::parse_with_rules(&text, &path.display().to_string(), |_| Ok(rules))
+    }
+
+    fn parse_with_rules(
+        text: &str,
+        name: &str,
+        rules_for: impl FnOnce(&RunConfig) -> Result<Rules, String>,
+    ) -> Result<ValidConfig, FileError> {
         let invalid = |reason: String| FileError::invalid(Path::new(name), reason);
         let config: RunConfig = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
         config.check().map_err(invalid)?;
-        let rules = Rules::load(&config.variant, config.size)
-            .map_err(|e| invalid(format!("variant `{}`: {e}", config.variant)))?;
+        let rules = rules_for(&config).map_err(invalid)?;
         for opponent in &config.evaluate.opponents {
             opponent
                 .parse::<AgentSpec>()

@@ -7,13 +7,12 @@
 //! Every stage appends a [`Record`] to the run's metrics file.
 
 pub mod config;
-pub mod directory;
 pub mod slurm;
 mod stages;
 pub mod workers;
 
-pub use config::{ConfigError, RunConfig, Schedule, ValidConfig, parse_range};
-pub use directory::{Record, RunDir};
+pub use config::{RunConfig, Schedule, ValidConfig, parse_range};
 pub use flipzero_mcts::SearchKind;
+pub use flipzero_rundir::{Record, RunDir, WorkerId};
 pub use stages::{EvaluateOptions, Progress, Run, RunError, Silent};
-pub use workers::{RunStatus, WorkerId, run_status};
+pub use workers::{RunStatus, run_status};

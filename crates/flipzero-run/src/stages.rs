@@ -21,8 +21,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::config::{RunConfig, Schedule, ValidConfig};
-use crate::directory::{Record, RunDir, WindowRead};
-use crate::workers::WorkerId;
+use flipzero_rundir::{Record, RunDir, WindowRead, WorkerId};
 
 /// Hears how far a stage has come (the command line draws bars from it).
 pub trait Progress: Sync {
@@ -55,6 +54,12 @@ pub enum RunError {
     /// The directory holds another run.
     #[error("{0}")]
     Mismatch(String),
+    /// A checkpoint of the run that is damaged (cut short, changed on disk): the run cannot
+    /// go on from it, and nothing is changed.
+    #[error(
+        "{0} (a damaged checkpoint: move it aside, out of checkpoints/, to resume the run from the one before it)"
+    )]
+    DamagedCheckpoint(FileError),
     /// An evaluation opponent that cannot be prepared.
     #[error("opponent: {0}")]
     Opponent(String),
@@ -99,6 +104,8 @@ pub struct EvaluateOptions {
     pub solve_empties: Option<u32>,
     /// The network's tree policy; the config's when `None`.
     pub search: Option<flipzero_mcts::SearchKind>,
+    /// Average the network's evaluations over every board symmetry.
+    pub every_symmetry: bool,
     /// Opponents, as `random` or `engine:depth=N`.
     pub opponents: Option<Vec<String>>,
     /// Simulations per decision of the network's agent.
@@ -116,6 +123,15 @@ pub struct Run {
     /// Run time already spent by earlier stages (from the metrics file).
     clock_base: f64,
     started: Instant,
+}
+
+/// A checkpoint that cannot be read: one the file system refused as it is, a damaged one
+/// with the way out.
+fn checkpoint_error(error: FileError) -> RunError {
+    match error {
+        FileError::Invalid { .. } => RunError::DamagedCheckpoint(error),
+        FileError::Io { .. } => RunError::File(error),
+    }
 }
 
 /// Appends text to a file (made when missing).
@@ -176,12 +192,12 @@ impl Run {
         Self::open(dir, device)
     }
 
-    /// Opens the run in `dir` with the config stored there.
+    /// Opens the run in `dir` with the config and the rules stored there.
     ///
     /// # Errors
     /// A missing or bad config, an unreadable metrics file.
     pub fn open(dir: RunDir, device: Device) -> Result<Self, RunError> {
-        let config = RunConfig::load(&dir.config_path())?;
+        let config = RunConfig::load_in_run(&dir.config_path(), &dir.rules_path())?;
         let clock_base = dir
             .records()?
             .iter()
@@ -259,7 +275,7 @@ impl Run {
     /// The network of the checkpoint of `step`, checked against the run.
     pub(crate) fn load_net(&self, step: u64) -> Result<PolicyValueNet, RunError> {
         let path = self.dir.checkpoint_path(step);
-        let loaded = checkpoint::load(&path, &self.device)?;
+        let loaded = checkpoint::load(&path, &self.device).map_err(checkpoint_error)?;
         if loaded.meta.rules != *self.rules().spec() || loaded.meta.net != self.config.net_config()
         {
             return Err(RunError::Mismatch(format!(
@@ -418,7 +434,8 @@ impl Run {
             &self.dir.checkpoint_path(step),
             trainer_config,
             &self.device,
-        )?;
+        )
+        .map_err(checkpoint_error)?;
         if trainer.net_config() != &self.config.net_config() {
             return Err(RunError::Mismatch(
                 "the newest checkpoint has another network than the run's config".to_owned(),
@@ -583,6 +600,7 @@ impl Run {
                 search: options.search.unwrap_or(mcts.search),
                 considered_actions: mcts.considered_actions,
                 score_utility: mcts.score_utility,
+                every_symmetry: options.every_symmetry,
             }),
             rules,
             weights,

@@ -14,7 +14,6 @@
 //! directory's contents.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 use std::thread::sleep;
 use std::time::Duration;
 
@@ -22,65 +21,12 @@ use flipzero_core::files::FileError;
 use flipzero_core::with_width;
 use serde::Serialize;
 
-use crate::directory::{Record, RunDir};
 use crate::stages::{EvaluateOptions, Progress, Run, RunError, mix};
+use flipzero_rundir::{Record, RunDir, WorkerId};
 
-/// The name of a self-play worker in its shards' names: 1 to 64 letters, digits, `.`, `_`
-/// or `-`.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct WorkerId(String);
-
-impl WorkerId {
-    /// A worker name.
-    ///
-    /// # Errors
-    /// An empty or long name, or one with other characters.
-    pub fn new(name: &str) -> Result<Self, String> {
-        let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-');
-        if name.is_empty() || name.len() > 64 || !name.chars().all(allowed) {
-            return Err(format!(
-                "worker name `{name}`: use 1 to 64 letters, digits, `.`, `_` or `-`"
-            ));
-        }
-        Ok(Self(name.to_owned()))
-    }
-
-    /// The identity Slurm gives a job: `<array job id>.<task id>` for a task of a job
-    /// array, `<job id>` for a plain job; `None` outside Slurm.
-    pub fn from_slurm() -> Option<Self> {
-        Self::from_slurm_variables(|name| std::env::var(name).ok())
-    }
-
-    /// [`WorkerId::from_slurm`] with the variables read by `lookup`.
-    fn from_slurm_variables(lookup: impl Fn(&str) -> Option<String>) -> Option<Self> {
-        let variable = |name: &str| lookup(name).filter(|v| !v.is_empty());
-        let mut name = match (
-            variable("SLURM_ARRAY_JOB_ID"),
-            variable("SLURM_ARRAY_TASK_ID"),
-        ) {
-            (Some(job), Some(task)) => format!("{job}.{task}"),
-            _ => variable("SLURM_JOB_ID")?,
-        };
-        // Several tasks of one job (`srun -n 4 ...`) need names of their own.
-        let tasks: u32 = variable("SLURM_NTASKS")
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(1);
-        if tasks > 1 {
-            name.push_str(&format!("-{}", variable("SLURM_PROCID")?));
-        }
-        Self::new(&name).ok()
-    }
-
-    /// The seed stream of this worker's games.
-    fn seed(&self) -> u64 {
-        mix(&self.0.bytes().map(u64::from).collect::<Vec<_>>())
-    }
-}
-
-impl fmt::Display for WorkerId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
+/// The seed stream of a worker's games.
+fn worker_seed(worker: &WorkerId) -> u64 {
+    mix(&worker.as_str().bytes().map(u64::from).collect::<Vec<_>>())
 }
 
 /// How often a waiting stage looks at the directory again.
@@ -116,7 +62,7 @@ impl Run {
                 .last()
                 .map_or(0, |last| last + 1);
             let ids: Vec<u64> = (next..next + batch).collect();
-            let seed = mix(&[self.config().config.seed, step, worker.seed()]);
+            let seed = mix(&[self.config().config.seed, step, worker_seed(worker)]);
             let record = with_width!(self.rules().square_count(), W => {
                 self.play_into::<W>(step, &ids, seed, Some(worker), progress)
             })?;
@@ -342,32 +288,5 @@ mod tests {
         let loop_name = loop_name.file_name().unwrap().to_str().unwrap();
         assert_eq!(shard_origin(loop_name), Some((12, "loop".to_owned())));
         assert_eq!(shard_origin("notes.txt"), None);
-    }
-
-    #[test]
-    fn workers_take_their_names_from_slurm_arrays() {
-        fn name(pairs: &[(&str, &str)]) -> Option<WorkerId> {
-            WorkerId::from_slurm_variables(|name| {
-                pairs
-                    .iter()
-                    .find(|(key, _)| *key == name)
-                    .map(|(_, value)| (*value).to_owned())
-            })
-        }
-        let array = [
-            ("SLURM_ARRAY_JOB_ID", "501"),
-            ("SLURM_ARRAY_TASK_ID", "4"),
-            ("SLURM_JOB_ID", "505"),
-        ];
-        assert_eq!(name(&array).unwrap().to_string(), "501.4");
-        assert_eq!(name(&array[2..]).unwrap().to_string(), "505");
-        assert_eq!(name(&[]), None);
-        assert_eq!(name(&[("SLURM_JOB_ID", "")]), None);
-        let steps = [
-            ("SLURM_JOB_ID", "505"),
-            ("SLURM_NTASKS", "4"),
-            ("SLURM_PROCID", "2"),
-        ];
-        assert_eq!(name(&steps).unwrap().to_string(), "505-2");
     }
 }

@@ -146,17 +146,34 @@ fn a_stage_cut_short_plays_only_the_missing_games() {
 fn a_corrupt_shard_is_quarantined_with_its_reason_and_training_goes_on() {
     let (_folder, _config, dir, run) = tiny_run();
     run.self_play(3, &Silent).unwrap();
-    let path = dir.shard_path(0, 1);
-    let bytes = std::fs::read(&path).unwrap();
-    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    // One shard cut in half, another with one byte of its samples changed (a disk or a copy
+    // gone wrong): both are caught, by the checksum that ends every shard.
+    let cut = dir.shard_path(0, 1);
+    let cut_bytes = std::fs::read(&cut).unwrap();
+    std::fs::write(&cut, &cut_bytes[..cut_bytes.len() / 2]).unwrap();
+    let flipped = dir.shard_path(0, 2);
+    let mut flipped_bytes = std::fs::read(&flipped).unwrap();
+    let middle = flipped_bytes.len() * 3 / 4;
+    flipped_bytes[middle] ^= 0x10;
+    std::fs::write(&flipped, &flipped_bytes).unwrap();
     match run.train(1, &Silent).unwrap() {
         Record::Train { step, .. } => assert_eq!(step, 1),
         other => panic!("{other:?}"),
     }
-    assert!(!path.exists(), "moved out of the shards");
-    let moved = dir.quarantine().join("step-000000000-game-000001.shard");
-    assert_eq!(std::fs::read(&moved).unwrap(), &bytes[..bytes.len() / 2]);
-    let quarantined: Vec<(String, String)> = dir
+    assert!(
+        !cut.exists() && !flipped.exists(),
+        "moved out of the shards"
+    );
+    let quarantine = dir.quarantine();
+    assert_eq!(
+        std::fs::read(quarantine.join("step-000000000-game-000001.shard")).unwrap(),
+        &cut_bytes[..cut_bytes.len() / 2]
+    );
+    assert_eq!(
+        std::fs::read(quarantine.join("step-000000000-game-000002.shard")).unwrap(),
+        flipped_bytes
+    );
+    let mut quarantined: Vec<(String, String)> = dir
         .records()
         .unwrap()
         .into_iter()
@@ -165,13 +182,18 @@ fn a_corrupt_shard_is_quarantined_with_its_reason_and_training_goes_on() {
             _ => None,
         })
         .collect();
-    assert_eq!(quarantined.len(), 1);
-    assert_eq!(quarantined[0].0, "step-000000000-game-000001.shard");
-    assert!(
-        quarantined[0].1.contains("damaged body"),
-        "{}",
-        quarantined[0].1
+    quarantined.sort();
+    let names: Vec<&str> = quarantined.iter().map(|(name, _)| name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "step-000000000-game-000001.shard",
+            "step-000000000-game-000002.shard"
+        ]
     );
+    for (name, reason) in &quarantined {
+        assert!(reason.contains("damaged: its CRC-32"), "{name}: {reason}");
+    }
     // The next stage reads the window without it and records nothing more.
     run.train(1, &Silent).unwrap();
     let records = dir.records().unwrap();
@@ -180,7 +202,7 @@ fn a_corrupt_shard_is_quarantined_with_its_reason_and_training_goes_on() {
             .iter()
             .filter(|record| matches!(record, Record::Quarantine { .. }))
             .count(),
-        1
+        2
     );
 }
 
@@ -536,4 +558,37 @@ fn every_preset_runs_an_iteration_of_the_loop() {
             preset.name()
         );
     }
+}
+
+#[test]
+fn a_run_of_a_rules_file_opens_with_the_rules_it_keeps_whatever_became_of_the_file() {
+    let folder = tempfile::tempdir().unwrap();
+    let rules = flipzero_core::Preset::Komi.rules(Some(6)).unwrap();
+    let rules_file = folder.path().join("my-rules.toml");
+    std::fs::write(&rules_file, rules.to_toml()).unwrap();
+    let text = TINY
+        .lines()
+        .map(|line| {
+            if line.starts_with("variant") {
+                format!("variant = \"{}\"", rules_file.display())
+            } else {
+                line.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let config = write_config(folder.path(), "mine.toml", &text);
+    let dir = RunDir::new(folder.path().join("run"));
+    Run::start(dir.clone(), &config, Device::flex()).unwrap();
+    // The file is gone (or was edited): the run still opens, with the rules it started with.
+    std::fs::remove_file(&rules_file).unwrap();
+    let opened = Run::open(dir.clone(), Device::flex()).unwrap();
+    assert_eq!(opened.config().rules, rules);
+    // The directory's own copy of the rules is what it reads: damage to it is named.
+    std::fs::write(dir.rules_path(), "protocol = 7").unwrap();
+    let error = Run::open(dir.clone(), Device::flex())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(error.contains("rules.toml"), "{error}");
 }

@@ -7,7 +7,7 @@
 //!     cargo run --release -p flipzero-train --example fit_check -- \
 //!         CHECKPOINT SHARD_DIR SAMPLES STEPS LEARNING_RATE
 //!
-//! `AUGMENT=0` trains without random symmetries. Boards of up to 64 squares. A diagnostic of
+//! `AUGMENT=0` trains without random symmetries; `REPORT_EVERY=N` reports every N steps. Boards of up to 64 squares. A diagnostic of
 //! experiments/2026-12-01-othello-6x6-perfect-play (the network's raw policy agreed with only
 //! 64% of its own solved training targets).
 
@@ -100,6 +100,12 @@ fn main() {
         );
     };
     report(&mut trainer, 0, None);
+    // REPORT_EVERY=N reports every N steps instead of 250 (large sample sets take a while).
+    let report_every: u64 = std::env::var("REPORT_EVERY")
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .filter(|&every| every > 0)
+        .unwrap_or(250);
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
     let mut sum = Losses {
         policy: 0.0,
@@ -115,7 +121,7 @@ fn main() {
         sum.wdl += losses.wdl;
         sum.score += losses.score;
         since += 1;
-        if step % 250 == 0 || step == steps {
+        if step % report_every == 0 || step == steps {
             let n = since as f32;
             let mean = Losses {
                 policy: sum.policy / n,

@@ -42,10 +42,11 @@ use burn::module::Module;
 use burn::optim::{AdamConfig, AdamWConfig, GradientsParams, ModuleOptimizer};
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Bytes, Device, Tensor, TensorData};
-use flipzero_core::{Bitboard, Game, Phase, Rules, Symmetry};
-use flipzero_data::{Encoder, Sample, policy_permutation};
+use flipzero_core::files::FileError;
+use flipzero_core::{Bitboard, Game, Rules};
+use flipzero_data::{Encoder, Sample, decision_preserving_symmetries, policy_permutation};
 use flipzero_nn::checkpoint;
-use flipzero_nn::{CheckpointError, CheckpointMeta, NetConfig, PolicyValueNet};
+use flipzero_nn::{CheckpointMeta, NetConfig, PolicyValueNet};
 use rand::SeedableRng;
 use rand::seq::IndexedRandom;
 use rand_chacha::ChaCha8Rng;
@@ -240,7 +241,7 @@ impl Trainer {
     ///
     /// # Errors
     /// When the state cannot be serialised or the file cannot be written.
-    pub fn save(&self, path: &Path) -> Result<(), CheckpointError> {
+    pub fn save(&self, path: &Path) -> Result<(), FileError> {
         let meta = CheckpointMeta {
             rules: self.rules.spec().clone(),
             encoder_version: flipzero_data::ENCODER_VERSION,
@@ -248,7 +249,7 @@ impl Trainer {
             step: self.step,
         };
         let optimizer = self.optimizer.into_bytes().map_err(|error| {
-            CheckpointError::invalid(path, format!("serialising the optimizer: {error:?}"))
+            FileError::invalid(path, format!("serialising the optimizer: {error:?}"))
         })?;
         checkpoint::save(path, &meta, &self.net, Some(&optimizer))
     }
@@ -258,15 +259,11 @@ impl Trainer {
     ///
     /// # Errors
     /// An unreadable or invalid checkpoint, or an optimizer state that does not load.
-    pub fn load(
-        path: &Path,
-        config: TrainConfig,
-        device: &Device,
-    ) -> Result<Self, CheckpointError> {
+    pub fn load(path: &Path, config: TrainConfig, device: &Device) -> Result<Self, FileError> {
         // Loaded on the plain device; `resume` moves the parameters onto the training device
         // as fresh leaves of the autodiff graph.
         let loaded = checkpoint::load(path, device)?;
-        let invalid = |reason: String| CheckpointError::invalid(path, reason);
+        let invalid = |reason: String| FileError::invalid(path, reason);
         let rules = Rules::try_from(loaded.meta.rules.clone())
             .map_err(|error| invalid(format!("rules: {error}")))?;
         let mut trainer = Self::resume(
@@ -300,12 +297,8 @@ impl Trainer {
             let error = |reason: String| SampleError { index, reason };
             let game = Game::<W>::from_text(&self.rules, &sample.position)
                 .map_err(|e| error(e.to_string()))?;
-            let symmetries: Vec<Symmetry> = Symmetry::of_board(game.geometry()).collect();
-            // An orient decision applies to the lowest pending disc, which a symmetry may
-            // change: with several discs to orient, only the identity keeps the target right.
-            let orienting_several =
-                matches!(game.phase(), Phase::Orient { pending } if pending.count() > 1);
-            let symmetry = if self.config.augment && !orienting_several {
+            let symmetries = decision_preserving_symmetries(&game);
+            let symmetry = if self.config.augment {
                 *symmetries
                     .choose(&mut self.rng)
                     .expect("the identity is a symmetry")

@@ -45,6 +45,10 @@ pub(crate) struct AccuracyArgs {
     /// 10; 0: the result alone).
     #[arg(long, default_value_t = 0.0, value_parser = score_utility)]
     score_utility: f32,
+    /// `all`: each of the network's evaluations (raw policy and search) averaged over the
+    /// position's images under every board symmetry; `one`: the position as it is.
+    #[arg(long, default_value = "one", action = clap::ArgAction::Set, value_parser = flipzero_arena::parse_symmetries)]
+    symmetries: bool,
     /// Random plies of the openings of the games positions are drawn from.
     #[arg(long, default_value_t = 4)]
     opening_plies: u32,
@@ -98,6 +102,7 @@ pub(crate) fn run(args: &AccuracyArgs) -> anyhow::Result<()> {
         solve_empties: args.solve,
         search: args.search,
         score_utility: args.score_utility,
+        every_symmetry: args.symmetries,
         ..MctsSpec::default()
     });
     let network = (loaded.net, device);
@@ -132,7 +137,7 @@ pub(crate) fn run(args: &AccuracyArgs) -> anyhow::Result<()> {
             &rules,
             &cache,
             &positions,
-            || NetEvaluator::new(&rules, net, device),
+            || NetEvaluator::new(&rules, net, device).over_every_symmetry(args.symmetries),
             &searcher,
         )
     });

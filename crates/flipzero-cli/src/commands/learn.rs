@@ -128,6 +128,10 @@ pub(crate) struct EvaluateArgs {
     /// The network's tree policy, `puct` or `gumbel`; the config's when absent.
     #[arg(long, value_parser = |text: &str| text.parse::<flipzero_run::SearchKind>())]
     search: Option<flipzero_run::SearchKind>,
+    /// `all`: each of the network's evaluations averaged over the position's images under
+    /// every board symmetry (eight network inputs instead of one); `one`: the position as it is.
+    #[arg(long, default_value = "one", action = clap::ArgAction::Set, value_parser = flipzero_arena::parse_symmetries)]
+    symmetries: bool,
     /// An opponent (`random`, `engine:depth=4`, ...); repeat for several. The config's
     /// opponents when absent.
     #[arg(long = "opponent")]
@@ -396,6 +400,7 @@ pub(crate) fn evaluate(args: &EvaluateArgs) -> anyhow::Result<()> {
         exact_within: args.exact_within,
         solve_empties: args.solve,
         search: args.search,
+        every_symmetry: args.symmetries,
         opponents: (!args.opponents.is_empty()).then(|| args.opponents.clone()),
         simulations: args.simulations,
         games: args.games.clone(),

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use burn::tensor::Device;
 use clap::Args;
-use flipzero_report::study::{StudyConfig, run_study, table};
+use flipzero_study::{StudyConfig, run_study, table};
 
 use crate::commands::learn::{Bars, default_run_dir};
 

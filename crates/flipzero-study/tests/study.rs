@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use burn::tensor::Device;
-use flipzero_report::study::{StudyConfig, run_study};
 use flipzero_run::Silent;
+use flipzero_study::{StudyConfig, run_study};
 
 const TINY: &str = r#"
 presets = ["othello", "anti"]

@@ -22,8 +22,8 @@ use flipzero_run::{Progress, Run, RunConfig, RunDir, RunError};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::ReportError;
-use crate::plots::{BarChart, bar_chart};
+use flipzero_report::ReportError;
+use flipzero_report::plots::{BarChart, bar_chart};
 
 /// A study config (`configs/study/*.toml`).
 #[derive(Clone, Debug, Serialize, Deserialize)]

@@ -26,7 +26,7 @@ use flipzero_arena::PerfectPlayScore;
 use flipzero_core::files::{FileError, write_atomically};
 use serde::{Deserialize, Serialize};
 
-use crate::workers::WorkerId;
+use crate::worker::WorkerId;
 
 /// The files of one run.
 #[derive(Clone, Debug)]
