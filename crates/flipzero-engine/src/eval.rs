@@ -5,13 +5,18 @@
 //! search, not here.
 //!
 //! Weights live in a TOML data file (`configs/eval/weights.toml`, embedded in the binary);
-//! `flipzero tune` fits them per preset and board size.
+//! `flipzero tune` fits them per preset and board size. A profile may also name a pattern
+//! model ([`crate::patterns`]) whose tables add to the linear value.
 
 use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
 
 use flipzero_core::rules::{Objective, SupplySpec, Topology};
 use flipzero_core::{Bitboard, Color, Game, Geometry, Preset, Rules};
 use serde::{Deserialize, Serialize};
+
+use crate::patterns::{self, PatternError, PatternModel};
 
 /// The evaluation features, in the order of [`Features`].
 pub const FEATURE_NAMES: [&str; FEATURE_COUNT] = [
@@ -77,6 +82,19 @@ pub enum WeightsError {
         /// The feature.
         feature: String,
     },
+    /// A pattern model that cannot be read.
+    #[error(transparent)]
+    Patterns(#[from] PatternError),
+    /// A profile's pattern model is for other rules or another board.
+    #[error("{source_name}: profile `{profile}`: {reason}")]
+    PatternsDoNotFit {
+        /// Where the text came from.
+        source_name: String,
+        /// The profile.
+        profile: String,
+        /// Why the model does not apply.
+        reason: String,
+    },
     /// The file has no profile for these rules.
     #[error("{source_name}: no profile for `{wanted}` (nor the objective's default)")]
     Missing {
@@ -98,6 +116,10 @@ pub struct ProfileSpec {
     pub opening: BTreeMap<String, f32>,
     /// Weights with the board full.
     pub endgame: BTreeMap<String, f32>,
+    /// A pattern file whose tables add to these weights' value, relative to the weights
+    /// file's folder (for the embedded file: one of [`patterns::EMBEDDED_MODELS`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patterns: Option<String>,
 }
 
 /// A weights file: profiles keyed by `<preset>/<rows>x<cols>`, `<preset>`, or an objective
@@ -107,14 +129,68 @@ pub struct ProfileSpec {
 pub struct WeightsFile {
     /// The profiles by key.
     pub profiles: BTreeMap<String, ProfileSpec>,
+    /// The pattern models the profiles name, read with the file.
+    #[serde(skip)]
+    pub models: BTreeMap<String, Arc<PatternModel>>,
 }
 
 impl WeightsFile {
-    /// Parses and checks a weights file.
+    /// Parses and checks a weights file whose pattern models are the embedded ones.
     ///
     /// # Errors
-    /// Bad TOML, unknown keys or features, or weights that are not finite.
+    /// Bad TOML, unknown keys or features, weights that are not finite, or a pattern model
+    /// that is not embedded.
     pub fn parse(text: &str, source_name: &str) -> Result<Self, WeightsError> {
+        Self::parse_with_models(text, source_name, None)
+    }
+
+    /// Reads a weights file and the pattern files it names (beside it).
+    ///
+    /// # Errors
+    /// As [`WeightsFile::parse`], or a file that cannot be read.
+    pub fn load(path: &Path) -> Result<Self, WeightsError> {
+        let source_name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|error| WeightsError::Toml {
+            source_name: source_name.clone(),
+            message: error.to_string(),
+        })?;
+        let folder = path.parent().unwrap_or(Path::new("."));
+        Self::parse_with_models(&text, &source_name, Some(folder))
+    }
+
+    /// Parses a weights file and reads the pattern models it names: from `folder`, or the
+    /// embedded ones when `None`.
+    fn parse_with_models(
+        text: &str,
+        source_name: &str,
+        folder: Option<&Path>,
+    ) -> Result<Self, WeightsError> {
+        let mut file = Self::parse_text(text, source_name)?;
+        let names: Vec<String> = file
+            .profiles
+            .values()
+            .filter_map(|profile| profile.patterns.clone())
+            .collect();
+        for name in names {
+            if file.models.contains_key(&name) {
+                continue;
+            }
+            let model = match folder {
+                Some(folder) => PatternModel::load(&folder.join(&name))?,
+                None => patterns::embedded(&name).unwrap_or_else(|| {
+                    Err(PatternError {
+                        source_name: name.clone(),
+                        reason: format!("{source_name} names it, and it is not embedded"),
+                    })
+                })?,
+            };
+            file.models.insert(name, Arc::new(model));
+        }
+        Ok(file)
+    }
+
+    /// Parses and checks the TOML text alone.
+    fn parse_text(text: &str, source_name: &str) -> Result<Self, WeightsError> {
         let file: WeightsFile = toml::from_str(text).map_err(|error| WeightsError::Toml {
             source_name: source_name.to_owned(),
             message: error.to_string(),
@@ -160,13 +236,43 @@ impl WeightsFile {
     /// When none of those profiles is in the file.
     pub fn weights_for(&self, rules: &Rules, source_name: &str) -> Result<Weights, WeightsError> {
         let keys = profile_keys(rules);
-        keys.iter()
-            .find_map(|key| self.profiles.get(key))
-            .map(Weights::from_spec)
-            .ok_or_else(|| WeightsError::Missing {
+        let Some((key, spec)) = keys
+            .iter()
+            .find_map(|key| self.profiles.get(key).map(|spec| (key, spec)))
+        else {
+            return Err(WeightsError::Missing {
                 source_name: source_name.to_owned(),
                 wanted: keys.join("` or `"),
-            })
+            });
+        };
+        let mut weights = Weights::from_spec(spec);
+        if let Some(name) = &spec.patterns {
+            let does_not_fit = |reason: String| WeightsError::PatternsDoNotFit {
+                source_name: source_name.to_owned(),
+                profile: key.clone(),
+                reason,
+            };
+            let model = self.models.get(name).ok_or_else(|| {
+                does_not_fit(format!(
+                    "{name} was not read with the file (read it with WeightsFile::load or parse)"
+                ))
+            })?;
+            if !patterns::fits(rules) {
+                return Err(does_not_fit(format!(
+                    "{name} cannot evaluate these rules (pattern models need a square board \
+                     with edges and no neutral discs)"
+                )));
+            }
+            if model.side() != rules.rows() {
+                return Err(does_not_fit(format!(
+                    "{name} is for a {0}x{0} board, not {1}x{1}",
+                    model.side(),
+                    rules.rows()
+                )));
+            }
+            weights.patterns = Some(Arc::clone(model));
+        }
+        Ok(weights)
     }
 
     /// The file as TOML text, with a header that says what it is.
@@ -227,6 +333,8 @@ pub struct Weights {
     pub opening: Features,
     /// Weights with the board full.
     pub endgame: Features,
+    /// Tables whose value adds to the linear one.
+    pub patterns: Option<Arc<PatternModel>>,
 }
 
 impl Weights {
@@ -237,10 +345,20 @@ impl Weights {
         Self {
             opening: read(&spec.opening),
             endgame: read(&spec.endgame),
+            patterns: None,
         }
     }
 
-    /// The weights as a file profile.
+    /// The linear weights alone.
+    pub fn linear(opening: Features, endgame: Features) -> Self {
+        Self {
+            opening,
+            endgame,
+            patterns: None,
+        }
+    }
+
+    /// The linear weights as a file profile (without a pattern model).
     pub fn to_spec(&self, note: String) -> ProfileSpec {
         let write = |weights: &Features| {
             FEATURE_NAMES
@@ -253,6 +371,7 @@ impl Weights {
             note,
             opening: write(&self.opening),
             endgame: write(&self.endgame),
+            patterns: None,
         }
     }
 }
@@ -440,9 +559,17 @@ impl<W: Bitboard> Evaluator<W> {
     /// without komi.
     pub fn evaluate(&self, rules: &Rules, game: &Game<W>) -> i32 {
         let features = self.features(rules, game);
-        let weights = self.blended(self.phase(game));
-        let value: f32 = features.iter().zip(weights).map(|(f, w)| f * w).sum();
+        let mut value = self.linear_value(&features, game);
+        if let Some(model) = &self.weights.patterns {
+            value += model.value(&features, game) as f32;
+        }
         let bound = eval_bound(rules) as f32;
         value.clamp(-bound, bound).round() as i32
+    }
+
+    /// The linear part of the value, from a position's features.
+    pub fn linear_value(&self, features: &Features, game: &Game<W>) -> f32 {
+        let weights = self.blended(self.phase(game));
+        features.iter().zip(weights).map(|(f, w)| f * w).sum()
     }
 }

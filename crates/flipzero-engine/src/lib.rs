@@ -4,12 +4,15 @@
 
 pub mod eval;
 pub mod exact;
+pub mod fit_patterns;
 pub mod obf;
+pub mod patterns;
 pub mod search;
 pub mod solver;
 pub mod tune;
 
 pub use eval::{Evaluator, Weights, WeightsFile};
 pub use exact::{ExactSolver, ExactValue, Proof};
+pub use patterns::PatternModel;
 pub use search::{Choice, DecisionValue, Engine, SearchConfig};
 pub use solver::{Goal, Solution, solve, solve_for, solve_one_best, solve_outcome};

@@ -73,6 +73,9 @@ pub struct SearchConfig {
     pub seed: u64,
     /// The transposition table holds 2^table_bits entries.
     pub table_bits: u32,
+    /// Whether the evaluation adds the profile's pattern model, where it has one (off: the
+    /// linear weights alone, as before pattern models).
+    pub patterns: bool,
 }
 
 impl Default for SearchConfig {
@@ -86,6 +89,7 @@ impl Default for SearchConfig {
             random_margin: 0,
             seed: 0,
             table_bits: 18,
+            patterns: true,
         }
     }
 }
@@ -98,7 +102,7 @@ const MAX_RANDOM_MARGIN: i32 = 100_000;
 /// A search setting that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "engine option `{option}`: {reason} (options: depth=N, nodes=N, time=SECONDS, solve=EMPTIES, end=EMPTIES, random=CENTIDISCS, seed=N, table-bits=N)"
+    "engine option `{option}`: {reason} (options: depth=N, nodes=N, time=SECONDS, solve=EMPTIES, end=EMPTIES, random=CENTIDISCS, seed=N, table-bits=N, patterns=on|off)"
 )]
 pub struct ConfigError {
     /// The option as written.
@@ -164,6 +168,13 @@ impl std::str::FromStr for SearchConfig {
                         .ok()
                         .filter(|b| (8..=24).contains(b))
                         .ok_or_else(|| error("use 8 to 24"))?;
+                }
+                "patterns" => {
+                    config.patterns = match value {
+                        "on" => true,
+                        "off" => false,
+                        _ => return Err(error("use on or off")),
+                    };
                 }
                 _ => return Err(error("unknown option")),
             }
@@ -266,7 +277,10 @@ impl<W: Bitboard> Engine<W> {
     /// # Panics
     /// When `W` is too narrow for the rules' board (a programmer error: pick `W` with
     /// `flipzero_core::with_width!`).
-    pub fn new(rules: &Rules, weights: Weights, config: SearchConfig) -> Self {
+    pub fn new(rules: &Rules, mut weights: Weights, config: SearchConfig) -> Self {
+        if !config.patterns {
+            weights.patterns = None;
+        }
         let geometry = flipzero_core::Geometry::<W>::get(rules.rows(), rules.cols())
             .expect("the bitboard width fits the board");
         let table_size = 1usize << config.table_bits.clamp(8, 24);

@@ -75,9 +75,32 @@ pub enum TuneError {
     /// Too few positions to fit.
     #[error("only {0} positions were collected; ask for at least 50")]
     TooFewPositions(usize),
+    /// Pattern models need a square board with edges and no neutral discs.
+    #[error(
+        "these rules cannot have a pattern model (it needs a square board with edges and no neutral discs); tune the linear weights instead (--model linear)"
+    )]
+    NoPatterns,
+    /// The pattern model cannot be built.
+    #[error("{0}")]
+    Model(String),
     /// The regression system is singular even with the ridge penalty.
     #[error("the regression has no unique solution; raise the ridge penalty")]
     Singular,
+}
+
+/// A collected position and the game it came from.
+#[derive(Clone, Debug)]
+pub struct Collected<W: Bitboard> {
+    /// The game's number, from 1.
+    pub game: usize,
+    /// The position.
+    pub position: Game<W>,
+}
+
+/// Whether a game's positions are held out to measure a fit (one game in five): positions of
+/// one game are alike, so a held-out position from a training game would flatter the fit.
+pub fn is_held_out(game: usize) -> bool {
+    game.is_multiple_of(5)
 }
 
 /// Positions from games between seeded engines that pick at random among moves within two
@@ -87,7 +110,7 @@ pub fn collect_positions<W: Bitboard>(
     weights: &Weights,
     count: usize,
     seed: u64,
-) -> Vec<Game<W>> {
+) -> Vec<Collected<W>> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut positions = Vec::with_capacity(count);
     let mut game_index = 0;
@@ -119,7 +142,10 @@ pub fn collect_positions<W: Bitboard>(
             game = game.play_unchecked(rules, decision);
             decisions += 1;
             if !game.is_over() && !game.is_mid_turn() && rng.random_bool(0.25) {
-                positions.push(game.clone());
+                positions.push(Collected {
+                    game: game_index as usize,
+                    position: game.clone(),
+                });
                 if positions.len() == count {
                     break;
                 }
@@ -219,13 +245,14 @@ pub fn fit(samples: &[Sample], ridge: f64) -> Result<Weights, TuneError> {
         .ok_or(TuneError::Singular)?
         .solve(&(design.transpose() * labels));
     let weight = |i: usize| solution[i] as f32;
-    Ok(Weights {
-        opening: std::array::from_fn(weight),
-        endgame: std::array::from_fn(|i| weight(FEATURE_COUNT + i)),
-    })
+    Ok(Weights::linear(
+        std::array::from_fn(weight),
+        std::array::from_fn(|i| weight(FEATURE_COUNT + i)),
+    ))
 }
 
-/// Collects, labels and fits; one sample in five is held out to measure the fit.
+/// Collects, labels and fits; the positions of one game in five are held out to measure the
+/// fit.
 ///
 /// # Errors
 /// Too few positions, or a singular system.
@@ -238,10 +265,11 @@ pub fn tune<W: Bitboard>(
     if positions.len() < 50 {
         return Err(TuneError::TooFewPositions(positions.len()));
     }
-    let samples = label(rules, start, &positions, config);
+    let games: Vec<Game<W>> = positions.iter().map(|c| c.position.clone()).collect();
+    let samples = label(rules, start, &games, config);
     let (mut training, mut held_out) = (Vec::new(), Vec::new());
-    for (index, sample) in samples.iter().enumerate() {
-        if index % 5 == 0 {
+    for (collected, sample) in positions.iter().zip(&samples) {
+        if is_held_out(collected.game) {
             held_out.push(sample.clone());
         } else {
             training.push(sample.clone());

@@ -364,6 +364,7 @@ fn tuned_weights_beat_the_hand_set_ones() {
     let tuned = file.weights_for(&rules, "embedded").unwrap();
     let hand_set = WeightsFile {
         profiles: [("most-discs".to_owned(), file.profiles["most-discs"].clone())].into(),
+        ..WeightsFile::default()
     }
     .weights_for(&rules, "hand-set")
     .unwrap();

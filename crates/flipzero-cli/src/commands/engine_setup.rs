@@ -2,18 +2,13 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use flipzero_core::Rules;
 use flipzero_engine::{SearchConfig, Weights, WeightsFile};
 
 /// The weights file and its name for messages: the given file, or the embedded default.
 pub(crate) fn weights_file(path: Option<&Path>) -> anyhow::Result<(WeightsFile, String)> {
     match path {
-        Some(path) => {
-            let name = path.display().to_string();
-            let text = std::fs::read_to_string(path).with_context(|| format!("reading {name}"))?;
-            Ok((WeightsFile::parse(&text, &name)?, name))
-        }
+        Some(path) => Ok((WeightsFile::load(path)?, path.display().to_string())),
         None => Ok((
             WeightsFile::embedded().clone(),
             "embedded weights".to_owned(),

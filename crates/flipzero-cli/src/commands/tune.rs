@@ -1,5 +1,6 @@
-//! `flipzero tune`: fits the evaluation weights of one preset and board size and writes them
-//! into a weights file.
+//! `flipzero tune`: fits the evaluation of one preset and board size and writes it into a
+//! weights file: the linear weights (`--model linear`), or a pattern model beside the file
+//! that adds to them (`--model patterns`).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -8,7 +9,8 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::Args;
 use flipzero_core::Rules;
-use flipzero_engine::eval::{identify_preset, profile_keys};
+use flipzero_engine::eval::{WeightsFile, identify_preset, profile_keys};
+use flipzero_engine::fit_patterns::{PatternTuneConfig, PatternTuneReport, tune_patterns};
 use flipzero_engine::tune::{TuneConfig, tune};
 
 use super::engine_setup::weights_file;
@@ -31,12 +33,25 @@ pub(crate) struct TuneArgs {
     /// Label exactly at this many empties or fewer.
     #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u32).range(0..=24))]
     solve: u32,
-    /// Ridge penalty (per sample), above 0.
-    #[arg(long, default_value_t = 1e-3, value_parser = positive_number)]
-    ridge: f64,
+    /// Ridge penalty, above 0: per sample for the linear weights (default 0.001), in
+    /// positions for a pattern model's entries (default 5).
+    #[arg(long, value_parser = positive_number)]
+    ridge: Option<f64>,
     /// Seed of the games the positions come from.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// What to fit: the linear weights, or a pattern model over them.
+    #[arg(long, value_enum, default_value_t = Model::Linear)]
+    model: Model,
+    /// Stages of a pattern model (by discs on the board).
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u32).range(1..=64))]
+    stages: u32,
+    /// Rounds of labelling and fitting a pattern model (later rounds label with the model).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=20))]
+    rounds: u32,
+    /// Conjugate-gradient iterations per stage and round of a pattern fit.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    iterations: u32,
     /// Weights to start from (and to label with); else the `--out` file when it exists,
     /// else the embedded weights. The other profiles of this file are kept in the output.
     #[arg(long)]
@@ -47,6 +62,16 @@ pub(crate) struct TuneArgs {
     out: PathBuf,
 }
 
+/// What `flipzero tune` fits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Model {
+    /// The linear weights of the profile (its pattern model, fitted over the old ones, is
+    /// dropped).
+    Linear,
+    /// A pattern model over the profile's linear weights, written beside the weights file.
+    Patterns,
+}
+
 pub(crate) fn run(args: &TuneArgs) -> anyhow::Result<()> {
     let rules = Rules::load(&args.variant, args.size)
         .with_context(|| format!("--variant {}", args.variant))?;
@@ -54,39 +79,76 @@ pub(crate) fn run(args: &TuneArgs) -> anyhow::Result<()> {
         .weights
         .as_deref()
         .or_else(|| args.out.exists().then_some(args.out.as_path()));
-    let (mut file, name) = weights_file(base)?;
-    let start = file.weights_for(&rules, &name)?;
-    let config = TuneConfig {
-        positions: args.positions as usize,
-        label_depth: args.depth,
-        solve_empties: args.solve,
-        ridge: args.ridge,
-        seed: args.seed,
-    };
-    let started = Instant::now();
-    let report = flipzero_core::with_width!(rules.square_count(), W => {
-        tune::<W>(&rules, &start, &config)?
-    });
-    let seconds = started.elapsed().as_secs_f64();
+    let (file, name) = weights_file(base)?;
     let key = profile_keys(&rules).remove(0);
     if identify_preset(&rules).is_none() {
         eprintln!("note: these rules are no preset; the profile is stored as `{key}`");
     }
-    let note = format!(
-        "flipzero tune --variant {} --size {} --positions {} --depth {} --solve {} --seed {}: held-out error {:.2} -> {:.2} discs over {} samples ({} exact)",
+    match args.model {
+        Model::Linear => fit_linear(args, &rules, file, &name, &key),
+        Model::Patterns => fit_patterns(args, &rules, file, &name, &key),
+    }
+}
+
+/// The command line that reproduces a fit, for the notes.
+fn command_line(args: &TuneArgs, rules: &Rules) -> String {
+    let mut line = format!(
+        "flipzero tune --variant {} --size {} --positions {} --depth {} --solve {} --seed {}",
         args.variant,
         rules.rows(),
         args.positions,
         args.depth,
         args.solve,
-        args.seed,
+        args.seed
+    );
+    if args.model == Model::Patterns {
+        line += &format!(
+            " --model patterns --stages {} --rounds {} --iterations {}",
+            args.stages, args.rounds, args.iterations
+        );
+    }
+    if let Some(ridge) = args.ridge {
+        line += &format!(" --ridge {ridge}");
+    }
+    line
+}
+
+fn fit_linear(
+    args: &TuneArgs,
+    rules: &Rules,
+    mut file: WeightsFile,
+    name: &str,
+    key: &str,
+) -> anyhow::Result<()> {
+    let start = file.weights_for(rules, name)?;
+    if start.patterns.is_some() {
+        eprintln!(
+            "note: the pattern model of `{key}` was fitted over the old linear weights and is \
+             dropped; fit it again with --model patterns"
+        );
+    }
+    let config = TuneConfig {
+        positions: args.positions as usize,
+        label_depth: args.depth,
+        solve_empties: args.solve,
+        ridge: args.ridge.unwrap_or(1e-3),
+        seed: args.seed,
+    };
+    let started = Instant::now();
+    let report = flipzero_core::with_width!(rules.square_count(), W => {
+        tune::<W>(rules, &start, &config)?
+    });
+    let seconds = started.elapsed().as_secs_f64();
+    let note = format!(
+        "{}: held-out error {:.2} -> {:.2} discs over {} samples ({} exact)",
+        command_line(args, rules),
         report.held_out_error_before,
         report.held_out_error_after,
         report.training + report.held_out,
         report.exact_labels,
     );
     file.profiles
-        .insert(key.clone(), report.weights.to_spec(note.clone()));
+        .insert(key.to_owned(), report.weights.to_spec(note.clone()));
     let all_finite = report
         .weights
         .opening
@@ -105,6 +167,102 @@ pub(crate) fn run(args: &TuneArgs) -> anyhow::Result<()> {
         out,
         "profile `{key}` written to {} in {seconds:.1} s",
         args.out.display()
+    )?;
+    Ok(())
+}
+
+fn fit_patterns(
+    args: &TuneArgs,
+    rules: &Rules,
+    mut file: WeightsFile,
+    name: &str,
+    key: &str,
+) -> anyhow::Result<()> {
+    let start = file.weights_for(rules, name)?;
+    let config = PatternTuneConfig {
+        positions: args.positions as usize,
+        label_depth: args.depth,
+        solve_empties: args.solve,
+        stages: args.stages,
+        ridge: args.ridge.unwrap_or(5.0),
+        iterations: args.iterations,
+        rounds: args.rounds,
+        seed: args.seed,
+    };
+    let started = Instant::now();
+    let report: PatternTuneReport = flipzero_core::with_width!(rules.square_count(), W => {
+        tune_patterns::<W>(rules, &start, &config)?
+    });
+    let seconds = started.elapsed().as_secs_f64();
+    let errors: Vec<String> = report
+        .error_by_round
+        .iter()
+        .map(|error| format!("{error:.2}"))
+        .collect();
+    let note = format!(
+        "{}: held-out error {} discs (start, then each round) over {} positions of other games; \
+         {} training positions from {} games in all, {} exact labels; {seconds:.0} s",
+        command_line(args, rules),
+        errors.join(" -> "),
+        report.held_out,
+        report.training,
+        report.games,
+        report.exact_labels,
+    );
+    let model_name = format!("patterns/{}.fzp", key.replace('/', "-"));
+    let folder = args
+        .out
+        .parent()
+        .filter(|folder| !folder.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    let model_path = folder.join(&model_name);
+    if let Some(parent) = model_path.parent() {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
+    }
+    let model = report.model.with_note(note.clone());
+    model
+        .save(&model_path)
+        .with_context(|| format!("writing {}", model_path.display()))?;
+    // The linear weights stay as they are (the tables were fitted over them).
+    let mut profile = file
+        .profiles
+        .get(key)
+        .cloned()
+        .unwrap_or_else(|| start.to_spec("linear weights of the fallback profile".to_owned()));
+    let linear_note = profile
+        .note
+        .split(" | patterns: ")
+        .next()
+        .unwrap_or("")
+        .to_owned();
+    profile.note = format!("{linear_note} | patterns: {note}");
+    profile.patterns = Some(model_name);
+    file.profiles.insert(key.to_owned(), profile);
+    flipzero_core::files::write_atomically(&args.out, file.to_toml().as_bytes())
+        .with_context(|| format!("writing {}", args.out.display()))?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{note}")?;
+    writeln!(out, "held-out error by stage (discs, root mean square):")?;
+    writeln!(out, "stage  empties  positions  before  after")?;
+    for stage in &report.by_stage {
+        writeln!(
+            out,
+            "{:>5}  {:>3}-{:<3}  {:>9}  {:>6.2}  {:>5.2}",
+            stage.stage,
+            stage.empties.0,
+            stage.empties.1,
+            stage.positions,
+            stage.before,
+            stage.after
+        )?;
+    }
+    writeln!(
+        out,
+        "profile `{key}` written to {} and its model to {} ({} bytes)",
+        args.out.display(),
+        model_path.display(),
+        std::fs::metadata(&model_path).map_or(0, |m| m.len())
     )?;
     Ok(())
 }
