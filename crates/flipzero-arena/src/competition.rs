@@ -13,8 +13,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::agent::{AgentFactory, AgentSpec};
 use crate::elo::{PairResult, Rating, Sprt, SprtDecision, ratings};
-use crate::matches::{Ending, GameResult, play_game, play_paired};
+use crate::matches::{Ending, GameResult, Thinking, play_game, play_paired};
 use crate::openings::{Opening, balanced_opening_lines, positions, random_opening_lines};
+use crate::perfect::{ExactCache, PerfectPlayScore, exact_openings};
 use crate::tournament::{BqGame, Pairing, SwissPlayer, brightwell_quotient, swiss_round};
 
 /// The config of a competition.
@@ -87,6 +88,13 @@ pub struct OpeningsConfig {
     /// A file of openings instead, one position text per line (`Game::to_text`).
     #[serde(default)]
     pub file: Option<String>,
+    /// Keep only openings whose exact value is within this many discs of a draw (rules the
+    /// exact solver covers); games against `perfect` are then scored against those values.
+    #[serde(default)]
+    pub exact_within: Option<i32>,
+    /// Where the openings' exact values are kept between runs (JSON; in memory when absent).
+    #[serde(default)]
+    pub exact_cache: Option<String>,
 }
 
 fn default_margin() -> f64 {
@@ -119,6 +127,10 @@ pub struct SavedGame {
     /// `finished`, `time` when a player lost on time, or `forfeit: <reason>` when a player
     /// failed (an external engine that exited, hung or answered an illegal move).
     pub ending: String,
+    /// Seconds each seat spent choosing, `[Black's seat, White's seat]`, where the referee
+    /// timed them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seconds: Option<[f64; 2]>,
 }
 
 /// An agent's place in the final table.
@@ -134,6 +146,8 @@ pub struct Standing {
     pub rating: Rating,
     /// Brightwell Quotient (Swiss tournaments only).
     pub brightwell: Option<f64>,
+    /// The time it spent choosing over all its games.
+    pub thinking: Thinking,
 }
 
 /// What a competition found.
@@ -147,6 +161,9 @@ pub struct ArenaReport {
     pub games: Vec<SavedGame>,
     /// The SPRT's decision, for a match with a test.
     pub sprt: Option<SprtDecision>,
+    /// Per agent that met `perfect` over openings of known exact value: what it kept of
+    /// those values.
+    pub perfect: Vec<(String, PerfectPlayScore)>,
 }
 
 /// A config that cannot be run.
@@ -158,6 +175,9 @@ pub enum ArenaError {
     /// An agent.
     #[error(transparent)]
     Agent(#[from] crate::agent::AgentError),
+    /// Exact values that cannot be had.
+    #[error("openings.exact_within: {0}")]
+    Exact(#[from] crate::perfect::ExactError),
     /// The openings file.
     #[error("openings file {path}: {reason}")]
     Openings {
@@ -219,6 +239,21 @@ impl ArenaConfig {
         if config.openings.count == 0 && config.openings.file.is_none() {
             return Err(invalid("openings.count = 0: use 1 or more".into()));
         }
+        if config
+            .openings
+            .exact_within
+            .is_some_and(|within| within < 0)
+        {
+            return Err(invalid("openings.exact_within: use 0 or more discs".into()));
+        }
+        if config.openings.exact_within.is_some()
+            && (config.openings.file.is_some() || config.openings.balanced)
+        {
+            return Err(invalid(
+                "openings.exact_within draws its own openings: leave out `file` and `balanced`"
+                    .into(),
+            ));
+        }
         Ok((config, rules, specs))
     }
 }
@@ -238,10 +273,37 @@ pub fn run_arena(
         .iter()
         .map(|spec| AgentFactory::new(spec, rules, device))
         .collect::<Result<Vec<_>, _>>()?;
-    with_width!(rules.square_count(), W => run_with::<W>(config, rules, &factories, on_game))
+    let perfect: Vec<bool> = specs
+        .iter()
+        .map(|spec| matches!(spec, AgentSpec::Perfect))
+        .collect();
+    with_width!(rules.square_count(), W => {
+        run_with::<W>(config, rules, &factories, &perfect, on_game)
+    })
 }
 
+/// The suite, and with `exact_within` the cache of its exact values.
 fn load_openings<W: Bitboard>(
+    config: &ArenaConfig,
+    rules: &Rules,
+) -> Result<(Vec<Opening<W>>, Option<ExactCache>), ArenaError> {
+    let openings = &config.openings;
+    if let Some(within) = openings.exact_within {
+        let mut cache = ExactCache::open(rules, openings.exact_cache.as_deref().map(Path::new))?;
+        let suite = exact_openings::<W>(
+            rules,
+            &mut cache,
+            openings.count,
+            openings.plies..=openings.plies,
+            within,
+            config.seed,
+        )?;
+        return Ok((suite, Some(cache)));
+    }
+    Ok((load_suite(config, rules)?, None))
+}
+
+fn load_suite<W: Bitboard>(
     config: &ArenaConfig,
     rules: &Rules,
 ) -> Result<Vec<Opening<W>>, ArenaError> {
@@ -301,10 +363,11 @@ impl SavedGame {
         names: (&str, &str),
         game: &GameResult,
     ) -> Self {
-        let (black, white) = if game.first_agent_color == Color::Black {
-            names
+        let [first_seconds, second_seconds] = game.thinking.map(|t| t.time.as_secs_f64());
+        let ((black, white), seconds) = if game.first_agent_color == Color::Black {
+            (names, [first_seconds, second_seconds])
         } else {
-            (names.1, names.0)
+            ((names.1, names.0), [second_seconds, first_seconds])
         };
         let mut position = opening.clone();
         let mut moves = Vec::with_capacity(game.decisions.len());
@@ -343,6 +406,7 @@ impl SavedGame {
                     game.failure.as_deref().unwrap_or("the agent failed")
                 ),
             },
+            seconds: Some(seconds),
         }
     }
 }
@@ -351,13 +415,29 @@ impl SavedGame {
 /// player's discs at the end).
 type SwissRecord = (SwissPlayer, Vec<(usize, u32)>);
 
+/// The games of a pair seen from its second agent.
+fn from_second_agent(games: &[GameResult]) -> Vec<GameResult> {
+    games
+        .iter()
+        .map(|game| GameResult {
+            first_agent_color: game.first_agent_color.opponent(),
+            points: 1.0 - game.points,
+            margin: -game.margin,
+            thinking: [game.thinking[1], game.thinking[0]],
+            ..game.clone()
+        })
+        .collect()
+}
+
 fn run_with<W: Bitboard>(
     config: &ArenaConfig,
     rules: &Rules,
     factories: &[AgentFactory],
+    is_perfect: &[bool],
     on_game: &(dyn Fn() + Sync),
 ) -> Result<ArenaReport, ArenaError> {
-    let openings = load_openings::<W>(config, rules)?;
+    let (openings, exact_values) = load_openings::<W>(config, rules)?;
+    let mut perfect_scores: Vec<(String, PerfectPlayScore)> = Vec::new();
     if openings.is_empty() {
         return Err(ArenaError::Config("no openings".into()));
     }
@@ -367,6 +447,7 @@ fn run_with<W: Bitboard>(
     let mut games = Vec::new();
     let mut points = vec![0.0f64; factories.len()];
     let mut played = vec![0u32; factories.len()];
+    let mut thinking = vec![Thinking::default(); factories.len()];
     let mut sprt_decision = None;
     let mut swiss_table: Option<Vec<SwissRecord>> = None;
 
@@ -398,10 +479,31 @@ fn run_with<W: Bitboard>(
                 game,
             ));
         }
+        if let Some(cache) = &exact_values {
+            let scored = match (is_perfect[a], is_perfect[b]) {
+                (false, true) => Some((a, result.games.clone())),
+                (true, false) => Some((b, from_second_agent(&result.games))),
+                _ => None,
+            };
+            if let Some((agent, games)) = scored {
+                let score = PerfectPlayScore::of_match(rules, cache, &positions(suite), &games);
+                match perfect_scores
+                    .iter_mut()
+                    .find(|(name, _)| *name == names[agent])
+                {
+                    Some((_, total)) => total.add(&score),
+                    None => perfect_scores.push((names[agent].clone(), score)),
+                }
+            }
+        }
         points[a] += result.games.iter().map(|g| g.points).sum::<f64>();
         points[b] += result.games.iter().map(|g| 1.0 - g.points).sum::<f64>();
         played[a] += result.games.len() as u32;
         played[b] += result.games.len() as u32;
+        for game in &result.games {
+            thinking[a].add(&game.thinking[0]);
+            thinking[b].add(&game.thinking[1]);
+        }
         let pair = PairResult {
             first: a,
             second: b,
@@ -484,6 +586,8 @@ fn run_with<W: Bitboard>(
                                 (&names[black], &names[white]),
                                 &game,
                             ));
+                            thinking[black].add(&game.thinking[0]);
+                            thinking[white].add(&game.thinking[1]);
                             players[black].points += game.points;
                             players[white].points += 1.0 - game.points;
                             players[black].opponents.push(white);
@@ -528,6 +632,7 @@ fn run_with<W: Bitboard>(
             games: played[index],
             points: points[index],
             rating: rated[index],
+            thinking: thinking[index],
             brightwell: swiss_table.as_ref().map(|table| {
                 let bq_games: Vec<BqGame> = table[index]
                     .1
@@ -567,5 +672,6 @@ fn run_with<W: Bitboard>(
         pairs,
         games,
         sprt: sprt_decision,
+        perfect: perfect_scores,
     })
 }

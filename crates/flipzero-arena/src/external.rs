@@ -139,6 +139,9 @@ pub struct GtpAgent<W: Bitboard> {
     move_time: Option<Duration>,
     /// How long a move may take without a clock (`MOVE_PATIENCE`).
     move_patience: Duration,
+    /// Set once the engine refused `play <colour> pass`: it passes by itself when a side
+    /// has no move (GRhino does), so passes are not sent to it.
+    passes_by_itself: bool,
 }
 
 /// The decisions that lead from `from` to `to` under `rules`, if a line within `PATH_NODES`
@@ -233,6 +236,7 @@ impl<W: Bitboard> GtpAgent<W> {
             opening_line: None,
             move_time: None,
             move_patience: MOVE_PATIENCE,
+            passes_by_itself: false,
         })
     }
 
@@ -329,6 +333,14 @@ impl<W: Bitboard> GtpAgent<W> {
             format!("the move {name} does not play from the engine's position: {error}")
         })?;
         let color = Self::color_name(position.side_to_move());
+        if decision == Decision::Pass {
+            // GTP's `play b pass` is refused by engines that pass for a side with no move
+            // themselves (GRhino answers `? syntax error`): their position is already right.
+            if !self.passes_by_itself && self.ask(&format!("play {color} pass")).is_err() {
+                self.passes_by_itself = true;
+            }
+            return Ok(after);
+        }
         self.ask(&format!("play {color} {name}"))?;
         Ok(after)
     }

@@ -20,7 +20,9 @@ pub use agent::{
     MctsAgent, MctsSpec, PerfectAgent, RandomAgent, parse_symmetries,
 };
 pub use elo::{PairResult, Rating, Sprt, SprtDecision, ratings};
-pub use matches::{Ending, GameResult, MatchResult, play_game, play_paired, seat_to_move};
+pub use matches::{
+    Ending, GameResult, MatchResult, Thinking, play_game, play_paired, seat_to_move,
+};
 pub use openings::{
     Opening, balanced_opening_lines, opening_lines_between, positions, random_opening_lines,
     random_openings,

@@ -41,6 +41,34 @@ pub struct GameResult {
     pub ending: Ending,
     /// Why the forfeiting player failed.
     pub failure: Option<String>,
+    /// The time each agent spent choosing, `[first agent, second agent]`.
+    pub thinking: [Thinking; 2],
+}
+
+/// The time one agent spent choosing over a game (or a competition).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Thinking {
+    /// All its choices together, as the referee timed them (an external engine's answer
+    /// includes the protocol's round trip).
+    pub time: Duration,
+    /// The decisions it chose.
+    pub decisions: u32,
+}
+
+impl Thinking {
+    /// Adds another game's thinking.
+    pub fn add(&mut self, other: &Thinking) {
+        self.time += other.time;
+        self.decisions += other.decisions;
+    }
+
+    /// Mean seconds a decision (0 with no decisions).
+    pub fn seconds_per_decision(&self) -> f64 {
+        if self.decisions == 0 {
+            return 0.0;
+        }
+        self.time.as_secs_f64() / f64::from(self.decisions)
+    }
 }
 
 /// The seat (colour at the start) of the player to move: bidding for komi can swap seats.
@@ -72,6 +100,7 @@ pub fn play_game<W: Bitboard>(
     // Time left per seat: [Black's seat, White's seat].
     let mut left = [clock; 2];
     let mut chance = ChaCha8Rng::seed_from_u64(opening.hash());
+    let mut thinking = [Thinking::default(); 2];
     while !game.is_over() {
         if let Some(outcome) = game.draw_chance(rules, &mut chance) {
             game = game.play_unchecked(rules, outcome);
@@ -85,6 +114,7 @@ pub fn play_game<W: Bitboard>(
             &mut *second
         };
         let slot = usize::from(seat == Color::White);
+        let agent_index = usize::from(seat != first_agent_color);
         if let Some(remaining) = left[slot] {
             // About half the empty squares are this player's moves.
             let moves_left = (game.empty().count() / 2).max(1);
@@ -92,11 +122,16 @@ pub fn play_game<W: Bitboard>(
         }
         let started = Instant::now();
         let chosen = agent.choose(&game);
+        let spent = started.elapsed();
+        thinking[agent_index].add(&Thinking {
+            time: spent,
+            decisions: 1,
+        });
         if let Some(remaining) = left[slot] {
-            match remaining.checked_sub(started.elapsed()) {
+            match remaining.checked_sub(spent) {
                 Some(rest) => left[slot] = Some(rest),
                 None => {
-                    return lost(seat, first_agent_color, decisions, &game, None);
+                    return lost(seat, first_agent_color, decisions, &game, None, thinking);
                 }
             }
         }
@@ -111,7 +146,14 @@ pub fn play_game<W: Bitboard>(
                 decisions.push(decision);
             }
             Err(reason) => {
-                return lost(seat, first_agent_color, decisions, &game, Some(reason));
+                return lost(
+                    seat,
+                    first_agent_color,
+                    decisions,
+                    &game,
+                    Some(reason),
+                    thinking,
+                );
             }
         }
     }
@@ -146,6 +188,7 @@ pub fn play_game<W: Bitboard>(
         discs: disc_counts(&game),
         ending: Ending::Finished,
         failure: None,
+        thinking,
     }
 }
 
@@ -165,6 +208,7 @@ fn lost<W: Bitboard>(
     decisions: Vec<Decision>,
     game: &Game<W>,
     failure: Option<String>,
+    thinking: [Thinking; 2],
 ) -> GameResult {
     let ending = match failure {
         Some(_) => Ending::Forfeit(seat),
@@ -180,6 +224,7 @@ fn lost<W: Bitboard>(
         discs: disc_counts(game),
         ending,
         failure,
+        thinking,
     }
 }
 

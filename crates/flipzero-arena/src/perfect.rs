@@ -285,6 +285,37 @@ impl PerfectPlayScore {
         score
     }
 
+    /// The score in words: "against the exact values of N games: outcome kept in ...".
+    pub fn summary(&self) -> String {
+        let share =
+            |value: Option<f64>| value.map_or("-".to_owned(), |v| format!("{:.1}%", v * 100.0));
+        format!(
+            "against the exact values of {} games: outcome kept in {} of the {} not lost \
+             (as Black {} of {}, as White {} of {}), exact margin kept in {}, {:.2} discs lost \
+             a game",
+            self.games,
+            share(self.kept_outcome_share(2)),
+            self.not_lost[2],
+            share(self.kept_outcome_share(0)),
+            self.not_lost[0],
+            share(self.kept_outcome_share(1)),
+            self.not_lost[1],
+            share(self.kept_margin_share()),
+            self.mean_discs_lost().unwrap_or(0.0),
+        )
+    }
+
+    /// Adds another match's counts to these.
+    pub fn add(&mut self, other: &Self) {
+        self.games += other.games;
+        for slot in 0..3 {
+            self.not_lost[slot] += other.not_lost[slot];
+            self.kept_outcome[slot] += other.kept_outcome[slot];
+        }
+        self.kept_margin += other.kept_margin;
+        self.discs_lost += other.discs_lost;
+    }
+
     /// The share of the not-lost games whose outcome was kept, for `slot` (0 Black, 1
     /// White, 2 all); `None` without such games.
     pub fn kept_outcome_share(&self, slot: usize) -> Option<f64> {

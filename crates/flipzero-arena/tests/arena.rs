@@ -3,7 +3,7 @@
 
 use flipzero_arena::{
     Agent, AgentFactory, AgentSpec, MctsAgent, MctsSpec, RandomAgent, balanced_opening_lines,
-    play_game, play_paired, random_openings,
+    play_game, play_paired, random_openings, seat_to_move,
 };
 use flipzero_core::{Bitboard, Color, Decision, Game, Outcome, Preset, Rules};
 use flipzero_engine::{Engine, SearchConfig, WeightsFile};
@@ -94,10 +94,21 @@ fn a_paired_match_plays_each_opening_with_both_colours() {
         assert_eq!(game.first_agent_color, expected);
         // Replay the decisions: the recorded points and margin follow from the end.
         let mut end = openings[index / 2].clone();
+        let mut first_agent_decisions = 0;
         for &decision in &game.decisions {
+            first_agent_decisions += u32::from(seat_to_move(&end) == expected);
             end = end.play(&rules, decision).unwrap();
         }
         assert!(end.is_over());
+        // Each agent is timed on exactly the decisions it made.
+        let [first, second] = game.thinking;
+        assert_eq!(first.decisions, first_agent_decisions);
+        assert_eq!(
+            (first.decisions + second.decisions) as usize,
+            game.decisions.len(),
+            "Othello has no chance decisions: every one was an agent's"
+        );
+        assert!(first.decisions > 0 && second.decisions > 0);
         let black_margin = end.score(&rules);
         let margin = if expected == Color::Black {
             black_margin
@@ -469,4 +480,51 @@ fn perfect_is_refused_for_rules_the_solver_does_not_cover() {
         .unwrap()
         .to_string();
     assert!(error.contains("exact solver covers"), "{error}");
+}
+
+#[test]
+fn an_arena_scores_an_agent_against_perfect_play_from_openings_of_known_value() {
+    use flipzero_arena::competition::{ArenaConfig, run_arena};
+    let folder = tempfile::tempdir().unwrap();
+    let cache = folder.path().join("exact.json");
+    let config = |agents: &str| {
+        format!(
+            "variant = \"othello\"\nsize = 6\nformat = \"match\"\nseed = 4\nagents = [{agents}]\n\
+             [openings]\ncount = 6\nplies = 12\nexact_within = 8\nexact_cache = \"{}\"\n",
+            cache.display()
+        )
+    };
+    let score_of = |agents: &str| {
+        let (config, rules, specs) = ArenaConfig::parse(&config(agents), "perfect.toml").unwrap();
+        let report = run_arena(
+            &config,
+            &rules,
+            &specs,
+            &burn::tensor::Device::flex(),
+            &|| {},
+        )
+        .unwrap();
+        assert_eq!(report.perfect.len(), 1, "{agents}");
+        report.perfect[0].clone()
+    };
+    let (agent, first) = score_of("\"engine:depth=1\", \"perfect\"");
+    assert_eq!(agent, "engine:depth=1");
+    assert_eq!(first.games, 12);
+    // Perfect play never does worse than the exact value: the engine loses discs.
+    assert!(first.discs_lost > 0 && first.kept_margin < 12, "{first:?}");
+    assert!(first.not_lost[2] > 0 && first.not_lost[2] == first.not_lost[0] + first.not_lost[1]);
+    // The values were cached, and seated the other way round the same games score the same.
+    assert!(cache.exists());
+    let (_, second) = score_of("\"perfect\", \"engine:depth=1\"");
+    assert_eq!(second, first);
+    // Openings drawn by exact value exclude a file of openings.
+    let clash =
+        config("\"random\", \"perfect\"").replace("[openings]", "[openings]\nbalanced = true");
+    let error = ArenaConfig::parse(&clash, "clash.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("exact_within draws its own openings"),
+        "{error}"
+    );
 }

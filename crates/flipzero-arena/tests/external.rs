@@ -187,3 +187,65 @@ fn the_arena_tells_a_gtp_engine_each_opening_by_its_own_moves() {
         assert!(game.ending.starts_with("forfeit"), "{}", game.ending);
     }
 }
+
+/// GRhino (Debian's `grhino`, installed by `scripts/install-grhino.sh`), or `None` with a
+/// SKIPPED line where it is not installed.
+fn grhino() -> Option<&'static str> {
+    const PROGRAM: &str = "/usr/games/gtp-rhino";
+    if Path::new(PROGRAM).exists() {
+        Some(PROGRAM)
+    } else {
+        println!("SKIPPED: GRhino is not installed (scripts/install-grhino.sh installs it)");
+        None
+    }
+}
+
+#[test]
+fn grhino_is_told_a_pass_its_own_way_and_answers_after_it() {
+    use flipzero_arena::agent::Agent;
+    use flipzero_arena::external::GtpAgent;
+    use flipzero_core::{Decision, Game, notation};
+    let Some(program) = grhino() else { return };
+    let rules = Preset::Othello.rules(None).unwrap();
+    // A game in which Black has no move with two squares left (White has a8 and b8).
+    let line = "d3 e3 f5 c3 f2 f3 f4 e6 f6 c5 d6 c6 e2 e7 c4 d2 c1 f7 f8 b5 c2 g6 e8 g4 g3 g5 \
+                h3 h4 h5 g2 b6 d7 d8 c7 a4 b4 h1 a5 a3 a2 b3 b2 c8 e1 d1 b1 a7 h6 h7 a6 a1 h2 \
+                g7 h8 f1 g1 b7 g8 pass";
+    let start = Game::<u64>::start(&rules);
+    let (decisions, position) = notation::replay_decisions(&rules, &start, line).unwrap();
+    assert_eq!(decisions.last(), Some(&Decision::Pass));
+    let mut engine = GtpAgent::<u64>::start(&rules, &format!("{program} -l 1")).unwrap();
+    engine.start_from(&start, &decisions);
+    let answer = engine.choose(&position).unwrap();
+    assert!(
+        position.legal_decisions(&rules).contains(&answer),
+        "{answer:?}"
+    );
+}
+
+#[test]
+fn full_games_against_grhino_end_on_the_board() {
+    use flipzero_arena::competition::{ArenaConfig, run_arena};
+    let Some(program) = grhino() else { return };
+    let text = format!(
+        "variant = \"othello\"\nformat = \"match\"\nseed = 13\n\
+         agents = [\"engine:depth=1\", \"gtp:{program} -l 1\"]\n[openings]\ncount = 3\nplies = 4\n"
+    );
+    let (config, rules, specs) = ArenaConfig::parse(&text, "grhino.toml").unwrap();
+    let report = run_arena(
+        &config,
+        &rules,
+        &specs,
+        &burn::tensor::Device::flex(),
+        &|| {},
+    )
+    .unwrap();
+    assert_eq!(report.games.len(), 6);
+    for game in &report.games {
+        assert_eq!(game.ending, "finished", "{}", game.decisions);
+        // Played to the end: the board is full or neither side can move.
+        let opening = flipzero_core::Game::<u64>::from_text(&rules, &game.opening).unwrap();
+        let end = flipzero_core::notation::replay(&rules, &opening, &game.decisions).unwrap();
+        assert!(end.is_over(), "{}", game.decisions);
+    }
+}

@@ -33,10 +33,16 @@ pub const FORMAT_VERSION: u32 = 1;
 const MAX_DECODED_BYTES: u64 = 256 << 20;
 
 /// The pattern files built into the binary, by the name weights profiles give them.
-pub const EMBEDDED_MODELS: &[(&str, &[u8])] = &[(
-    "patterns/othello-6x6.fzp",
-    include_bytes!("../../../configs/eval/patterns/othello-6x6.fzp"),
-)];
+pub const EMBEDDED_MODELS: &[(&str, &[u8])] = &[
+    (
+        "patterns/othello-6x6.fzp",
+        include_bytes!("../../../configs/eval/patterns/othello-6x6.fzp"),
+    ),
+    (
+        "patterns/othello-8x8.fzp",
+        include_bytes!("../../../configs/eval/patterns/othello-8x8.fzp"),
+    ),
+];
 
 /// A shape as stored: a name and its squares in the base position (square indices, row-major),
 /// the first square the most significant digit of a configuration's index.

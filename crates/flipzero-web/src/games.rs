@@ -411,6 +411,7 @@ pub fn save(request: &SaveRequest) -> Result<SavedGame, ApiError> {
         result: result.to_owned(),
         score: view.score,
         ending: if view.over { "finished" } else { "unfinished" }.to_owned(),
+        seconds: None,
     })
 }
 

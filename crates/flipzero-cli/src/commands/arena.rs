@@ -84,18 +84,19 @@ fn write_report(
         )?;
     }
     let mut page = String::from(
-        "# Arena report\n\n| # | agent | games | points | Elo | 95% | BQ |\n|---|---|---|---|---|---|---|\n",
+        "# Arena report\n\n| # | agent | games | points | Elo | 95% | BQ | s/move |\n|---|---|---|---|---|---|---|---|\n",
     );
     for (place, s) in report.standings.iter().enumerate() {
         page.push_str(&format!(
-            "| {} | {} | {} | {:.1} | {:.0} | +/-{:.0} | {} |\n",
+            "| {} | {} | {} | {:.1} | {:.0} | +/-{:.0} | {} | {:.3} |\n",
             place + 1,
             s.name,
             s.games,
             s.points,
             s.rating.elo,
             s.rating.margin,
-            s.brightwell.map_or(String::new(), |bq| format!("{bq:.1}"))
+            s.brightwell.map_or(String::new(), |bq| format!("{bq:.1}")),
+            s.thinking.seconds_per_decision()
         ));
     }
     page.push_str("\n![win rates](win-rates.png)\n");
@@ -112,22 +113,30 @@ fn print_report(report: &ArenaReport, json: bool) -> anyhow::Result<()> {
             "standings": report.standings.iter().map(|s| serde_json::json!({
                 "agent": s.name, "games": s.games, "points": s.points,
                 "elo": s.rating.elo, "margin": s.rating.margin, "brightwell": s.brightwell,
+                "seconds_per_decision": s.thinking.seconds_per_decision(),
+                "decisions": s.thinking.decisions,
             })).collect::<Vec<_>>(),
             "games": report.games.len(),
             "sprt": report.sprt.map(|d| format!("{d:?}")),
+            "perfect": report.perfect.iter().map(|(agent, score)| serde_json::json!({
+                "agent": agent, "score": score,
+                "kept_outcome": score.kept_outcome_share(2),
+                "kept_margin": score.kept_margin_share(),
+                "discs_lost": score.mean_discs_lost(),
+            })).collect::<Vec<_>>(),
         });
         writeln!(out, "{value}")?;
         return Ok(());
     }
     writeln!(
         out,
-        "{:<4} {:<36} {:>6} {:>7} {:>14} {:>10}",
-        "#", "agent", "games", "points", "Elo (95%)", "BQ"
+        "{:<4} {:<36} {:>6} {:>7} {:>14} {:>10} {:>9}",
+        "#", "agent", "games", "points", "Elo (95%)", "BQ", "s/move"
     )?;
     for (place, standing) in report.standings.iter().enumerate() {
         writeln!(
             out,
-            "{:<4} {:<36} {:>6} {:>7.1} {:>7.0} +/-{:<4.0} {:>10}",
+            "{:<4} {:<36} {:>6} {:>7.1} {:>7.0} +/-{:<4.0} {:>10} {:>9.3}",
             place + 1,
             standing.name,
             standing.games,
@@ -137,10 +146,14 @@ fn print_report(report: &ArenaReport, json: bool) -> anyhow::Result<()> {
             standing
                 .brightwell
                 .map_or(String::new(), |bq| format!("{bq:.1}")),
+            standing.thinking.seconds_per_decision(),
         )?;
     }
     if let Some(decision) = report.sprt {
         writeln!(out, "SPRT: {decision:?}")?;
+    }
+    for (agent, score) in &report.perfect {
+        writeln!(out, "{agent} {}", score.summary())?;
     }
     Ok(())
 }

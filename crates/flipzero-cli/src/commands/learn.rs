@@ -254,7 +254,7 @@ fn describe(record: &Record) -> String {
                 score * 100.0
             );
             if let Some(perfect) = perfect {
-                line.push_str(&perfect_summary(perfect));
+                line.push_str(&format!("; {}", perfect.summary()));
             }
             line
         }
@@ -262,24 +262,6 @@ fn describe(record: &Record) -> String {
             format!("quarantine {shard}: cannot be read ({reason}); moved out of the window")
         }
     }
-}
-
-/// What a network kept against perfect play, as one clause of an evaluation line.
-fn perfect_summary(perfect: &flipzero_arena::PerfectPlayScore) -> String {
-    let share = |value: Option<f64>| value.map_or("-".to_owned(), |v| format!("{:.1}%", v * 100.0));
-    format!(
-        "; against the exact values of {} games: outcome kept in {} of the {} not lost \
-         (as Black {} of {}, as White {} of {}), exact margin kept in {}, {:.2} discs lost a game",
-        perfect.games,
-        share(perfect.kept_outcome_share(2)),
-        perfect.not_lost[2],
-        share(perfect.kept_outcome_share(0)),
-        perfect.not_lost[0],
-        share(perfect.kept_outcome_share(1)),
-        perfect.not_lost[1],
-        share(perfect.kept_margin_share()),
-        perfect.mean_discs_lost().unwrap_or(0.0),
-    )
 }
 
 /// One line for an iteration: losses, speeds and match scores.

@@ -2,18 +2,59 @@
 //! weights file: the linear weights (`--model linear`), or a pattern model beside the file
 //! that adds to them (`--model patterns`).
 
+use std::collections::BTreeSet;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
 use flipzero_core::Rules;
+use flipzero_engine::PatternModel;
 use flipzero_engine::eval::{WeightsFile, identify_preset, profile_keys};
 use flipzero_engine::fit_patterns::{PatternTuneConfig, PatternTuneReport, tune_patterns};
 use flipzero_engine::tune::{TuneConfig, tune};
 
 use super::engine_setup::weights_file;
+
+/// Writes a weights file to `out` with every pattern model its profiles name beside it
+/// (models read from elsewhere, or embedded, are copied), so that the file loads on its own.
+fn write_weights(file: &WeightsFile, out: &Path) -> anyhow::Result<()> {
+    let folder = output_folder(out);
+    let named: BTreeSet<&String> = file
+        .profiles
+        .values()
+        .filter_map(|profile| profile.patterns.as_ref())
+        .collect();
+    for name in named {
+        let model = file
+            .models
+            .get(name)
+            .with_context(|| format!("pattern model {name} was not read with the weights"))?;
+        let path = folder.join(name);
+        // A file that already holds the model (the usual case) is left as it is.
+        if PatternModel::load(&path).is_ok_and(|existing| existing == **model) {
+            continue;
+        }
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("creating {}", parent.display()))?;
+        }
+        model
+            .save(&path)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    flipzero_core::files::write_atomically(out, file.to_toml().as_bytes())
+        .with_context(|| format!("writing {}", out.display()))
+}
+
+/// The folder of the weights file `out`, where its pattern models go.
+fn output_folder(out: &Path) -> &Path {
+    out.parent()
+        .filter(|folder| !folder.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+}
 
 /// Arguments of `flipzero tune`.
 #[derive(Debug, Args)]
@@ -159,8 +200,7 @@ fn fit_linear(
         all_finite,
         "the fit gave weights that are not finite; nothing was written"
     );
-    flipzero_core::files::write_atomically(&args.out, file.to_toml().as_bytes())
-        .with_context(|| format!("writing {}", args.out.display()))?;
+    write_weights(&file, &args.out)?;
     let mut out = std::io::stdout().lock();
     writeln!(out, "{note}")?;
     writeln!(
@@ -210,20 +250,10 @@ fn fit_patterns(
         report.exact_labels,
     );
     let model_name = format!("patterns/{}.fzp", key.replace('/', "-"));
-    let folder = args
-        .out
-        .parent()
-        .filter(|folder| !folder.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    let model_path = folder.join(&model_name);
-    if let Some(parent) = model_path.parent() {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("creating {}", parent.display()))?;
-    }
-    let model = report.model.with_note(note.clone());
-    model
-        .save(&model_path)
-        .with_context(|| format!("writing {}", model_path.display()))?;
+    file.models.insert(
+        model_name.clone(),
+        Arc::new(report.model.with_note(note.clone())),
+    );
     // The linear weights stay as they are (the tables were fitted over them).
     let mut profile = file
         .profiles
@@ -237,10 +267,10 @@ fn fit_patterns(
         .unwrap_or("")
         .to_owned();
     profile.note = format!("{linear_note} | patterns: {note}");
-    profile.patterns = Some(model_name);
+    profile.patterns = Some(model_name.clone());
     file.profiles.insert(key.to_owned(), profile);
-    flipzero_core::files::write_atomically(&args.out, file.to_toml().as_bytes())
-        .with_context(|| format!("writing {}", args.out.display()))?;
+    write_weights(&file, &args.out)?;
+    let model_path = output_folder(&args.out).join(&model_name);
     let mut out = std::io::stdout().lock();
     writeln!(out, "{note}")?;
     writeln!(out, "held-out error by stage (discs, root mean square):")?;
@@ -262,7 +292,7 @@ fn fit_patterns(
         "profile `{key}` written to {} and its model to {} ({} bytes)",
         args.out.display(),
         model_path.display(),
-        std::fs::metadata(&model_path).map_or(0, |m| m.len())
+        std::fs::metadata(&model_path).map_or(0, |metadata| metadata.len())
     )?;
     Ok(())
 }
