@@ -27,8 +27,8 @@ for level in range(1, 6):
         wins += result > 0
         losses += result < 0
         draws += result == 0
-    n = len(margins)
         points.append({1: 1.0, 0: 0.5, -1: 0.0}[result])
+    n = len(margins)
     # The interval is over openings (the two games of an opening are one paired sample).
     pairs = [(points[i] + points[i + 1]) / 2 for i in range(0, len(points) - 1, 2)]
     mean = sum(points) / n

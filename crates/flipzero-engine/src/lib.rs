@@ -15,4 +15,6 @@ pub use eval::{Evaluator, Weights, WeightsFile};
 pub use exact::{ExactSolver, ExactValue, Proof};
 pub use patterns::PatternModel;
 pub use search::{Choice, DecisionValue, Engine, SearchConfig};
-pub use solver::{Goal, Solution, solve, solve_for, solve_one_best, solve_outcome};
+pub use solver::{
+    Goal, Solution, solve, solve_for, solve_one_best, solve_one_best_by, solve_outcome,
+};

@@ -2,7 +2,9 @@
 //! iterative deepening, principal-variation (null-window) search, a transposition table, and
 //! move ordering by the table's move, the static evaluation of each child and a history
 //! table. Below a configurable number of empties it plays exactly: Othello-move rules go to
-//! the bitboard solver, every other variant is searched to the end of the game.
+//! the bitboard solver, every other variant is searched to the end of the game. With a
+//! clock, the solver is also tried a few empties further for half the time, and an
+//! iteration the clock cuts short still decides once it has found a better move.
 //!
 //! Values are in centi-discs for the side to move, signed by the objective (higher is always
 //! better) and with komi counted, so that a value above 0 is a win. A win decided by a rule (a
@@ -21,7 +23,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::eval::{Evaluator, Weights, eval_bound};
 use crate::exact::ExactSolver;
-use crate::solver::{Goal, solve_for, solve_one_best};
+use crate::solver::{Goal, Solution, solve_for, solve_one_best, solve_one_best_by};
 
 /// The depth of a search that runs to the end of the game.
 const TO_THE_END: u32 = u32::MAX;
@@ -31,6 +33,10 @@ const TO_THE_END: u32 = u32::MAX;
 /// in the one is minus theirs in the other, and the mean is exactly 0 (checked against
 /// [`minimax`], which takes the mean).
 const CHANCE_VALUE: i32 = 0;
+
+/// With a clock, positions up to this many empties beyond the solve threshold are first
+/// given to the solver for half the time; a solve that does not finish in it is given up.
+const TIMED_SOLVE_EXTRA_EMPTIES: u32 = 8;
 
 /// Limits are checked once every this many nodes (a power of two).
 const LIMIT_CHECK_INTERVAL: u64 = 1024;
@@ -192,7 +198,9 @@ pub struct Choice {
     pub value: i32,
     /// Whether the value is exact (the game was searched to its end).
     pub exact: bool,
-    /// The deepest finished iteration (the empties, for an exact search).
+    /// The deepest iteration that decided (the empties, for an exact search): the last one
+    /// may have been cut short by a limit once its first move was searched, and decides
+    /// when it found a better move.
     pub depth: u32,
     /// Nodes visited by this search.
     pub nodes: u64,
@@ -572,14 +580,15 @@ impl<W: Bitboard> Engine<W> {
     }
 
     /// One root iteration: every move's value, exact for the best ones and for those within
-    /// `margin` of the best, an upper bound for the others. `None` when a limit stopped it.
+    /// `margin` of the best, an upper bound for the others. When a limit stops it, the
+    /// values of the moves searched before come back as `Err`.
     fn search_root(
         &mut self,
         game: &Game<W>,
         moves: &[(Decision, Game<W>)],
         depth: u32,
         margin: i32,
-    ) -> Option<Vec<(Decision, i32)>> {
+    ) -> Result<Vec<(Decision, i32)>, Vec<(Decision, i32)>> {
         let infinity = 4 * self.rule_win();
         let mut best = -infinity;
         let mut values = Vec::with_capacity(moves.len());
@@ -603,12 +612,12 @@ impl<W: Bitboard> Engine<W> {
                 }
             };
             if self.stopped {
-                return None;
+                return Err(values);
             }
             best = best.max(value);
             values.push((*decision, value));
         }
-        Some(values)
+        Ok(values)
     }
 
     /// The root moves in the order of their last values, best first (stable for ties).
@@ -706,26 +715,39 @@ impl<W: Bitboard> Engine<W> {
             }
             self.start_clock();
         }
+        if let Some(choice) = self.solve_in_half_the_time(game) {
+            return Some(choice);
+        }
+        let margin = self.config.random_margin.max(0);
         let mut moves = self.ordered_children(game, 1, 0);
         let mut finished: Option<(Vec<(Decision, i32)>, u32)> = None;
         for depth in 1..=self.config.depth.max(1) {
-            match self.search_root(game, &moves, depth, self.config.random_margin.max(0)) {
-                Some(values) => {
+            match self.search_root(game, &moves, depth, margin) {
+                Ok(values) => {
                     Self::reorder(&mut moves, &values);
                     finished = Some((values, depth));
                 }
                 // The first iteration always finishes: a player must answer.
-                None if finished.is_none() => {
+                Err(_) if finished.is_none() => {
                     self.stopped = false;
                     self.node_limit = u64::MAX;
                     self.deadline = None;
                     let values = self
-                        .search_root(game, &moves, 1, self.config.random_margin.max(0))
+                        .search_root(game, &moves, 1, margin)
                         .expect("no limits");
                     finished = Some((values, 1));
                     break;
                 }
-                None => break,
+                Err(partial) => {
+                    // The first move is the last iteration's best: a later one that beat its
+                    // value at this depth is better (all moves count only for a random pick).
+                    let first = partial.first().map(|&(_, value)| value);
+                    let beaten = partial.iter().any(|&(_, value)| Some(value) > first);
+                    if margin == 0 && beaten {
+                        finished = Some((partial, depth));
+                    }
+                    break;
+                }
             }
         }
         let (values, depth) = finished.expect("at least one iteration");
@@ -751,29 +773,12 @@ impl<W: Bitboard> Engine<W> {
             } else {
                 solve_one_best(&position, goal)
             };
-            let value = self.solved_value(game, solution.score);
-            let best: Vec<(Decision, i32)> = if solution.best_moves.is_empty() {
-                vec![(Decision::Pass, value)]
-            } else {
-                solution
-                    .best_moves
-                    .iter()
-                    .map(|&square| (Decision::square(square), value))
-                    .collect()
-            };
-            let (decision, value) = self.pick(&best);
-            return Some(Choice {
-                decision,
-                value,
-                exact: true,
-                depth: empties,
-                nodes: solution.nodes,
-                principal_variation: vec![decision],
-            });
+            return Some(self.solved_choice(game, &solution));
         }
         let moves = self.ordered_children(game, TO_THE_END, 0);
-        let values =
-            self.search_root(game, &moves, TO_THE_END, self.config.random_margin.max(0))?;
+        let values = self
+            .search_root(game, &moves, TO_THE_END, self.config.random_margin.max(0))
+            .ok()?;
         let (decision, value) = self.pick(&values);
         Some(Choice {
             decision,
@@ -783,6 +788,46 @@ impl<W: Bitboard> Engine<W> {
             nodes: self.nodes,
             principal_variation: self.principal_variation(game, decision),
         })
+    }
+
+    /// A choice among a solution's best moves.
+    fn solved_choice(&mut self, game: &Game<W>, solution: &Solution) -> Choice {
+        let value = self.solved_value(game, solution.score);
+        let best: Vec<(Decision, i32)> = if solution.best_moves.is_empty() {
+            vec![(Decision::Pass, value)]
+        } else {
+            solution
+                .best_moves
+                .iter()
+                .map(|&square| (Decision::square(square), value))
+                .collect()
+        };
+        let (decision, value) = self.pick(&best);
+        Choice {
+            decision,
+            value,
+            exact: true,
+            depth: game.empty().count(),
+            nodes: solution.nodes,
+            principal_variation: vec![decision],
+        }
+    }
+
+    /// With a clock, a position a few empties beyond the solve threshold is given to the
+    /// solver for half the time left: a perfect move when it finishes, else `None` and the
+    /// search has the rest. Only one best move is proved, so not for a random pick.
+    fn solve_in_half_the_time(&mut self, game: &Game<W>) -> Option<Choice> {
+        let deadline = self.deadline?;
+        let empties = game.empty().count();
+        let reach = self.config.solve_empties + TIMED_SOLVE_EXTRA_EMPTIES;
+        if self.config.random_margin > 0 || empties > reach {
+            return None;
+        }
+        let (position, goal) = self.as_position(game)?;
+        let now = Instant::now();
+        let half = now + deadline.saturating_duration_since(now) / 2;
+        let solution = solve_one_best_by(&position, goal, half)?;
+        Some(self.solved_choice(game, &solution))
     }
 
     /// The value of a position for its side to move: exact below the solve threshold, else

@@ -10,6 +10,8 @@
 
 use flipzero_core::movegen::{Layout, flips, legal_moves};
 use flipzero_core::position::winner_takes_empties;
+use std::time::Instant;
+
 use flipzero_core::{Bitboard, Geometry, Kernel, Position, Scoring, Square, Symmetry};
 
 /// At this many empties or fewer, moves are ordered by quadrant parity instead of mobility:
@@ -35,6 +37,11 @@ const STABILITY_EMPTIES: u32 = 8;
 const ETC_EMPTIES: u32 = 12;
 // Enhanced transposition cut-offs look for the children in the main table only.
 const _: () = assert!(ETC_EMPTIES > LOCAL_TABLE_EMPTIES);
+/// A solve with a deadline looks at the clock only at nodes with this many empties or more
+/// (their subtrees are small next to a clock's resolution)...
+const DEADLINE_EMPTIES: u32 = 10;
+/// ...and only once every this many nodes.
+const DEADLINE_CHECK_NODES: u64 = 4096;
 /// The transposition table holds at most 2^TABLE_BITS entries (16 bytes each).
 const TABLE_BITS: u32 = 22;
 /// Below this many empties the positions go to a small table of their own, 2^LOCAL_TABLE_BITS
@@ -228,6 +235,12 @@ struct Search<W: Bitboard, L: Layout<W>> {
     /// One list of ordered moves per number of empties, reused by every node of that depth.
     move_lists: Vec<Vec<Candidate<W>>>,
     nodes: u64,
+    /// When to give up, for a solve with a deadline; checked at the nodes with at least
+    /// [`DEADLINE_EMPTIES`] empties once [`Self::next_check`] nodes are reached.
+    deadline: Option<Instant>,
+    next_check: u64,
+    /// Set once the deadline passed: every search returns at once, and the solve has no result.
+    stopped: bool,
 }
 
 impl<W: Bitboard, L: Layout<W>> Search<W, L> {
@@ -258,7 +271,21 @@ impl<W: Bitboard, L: Layout<W>> Search<W, L> {
                 .map(|_| Vec::with_capacity(32))
                 .collect(),
             nodes: 0,
+            deadline: None,
+            next_check: u64::MAX,
+            stopped: false,
         }
+    }
+
+    /// Whether the deadline passed; looks at the clock once every [`DEADLINE_CHECK_NODES`].
+    fn out_of_time(&mut self) -> bool {
+        if self.nodes >= self.next_check {
+            self.next_check = self.nodes + DEADLINE_CHECK_NODES;
+            self.stopped = self
+                .deadline
+                .is_some_and(|deadline| Instant::now() >= deadline);
+        }
+        self.stopped
     }
 
     #[inline(always)]
@@ -568,6 +595,9 @@ macro_rules! search_kernel {
                 return $small(this, player, opponent, alpha, beta, empties);
             }
             this.nodes += 1;
+            if empties >= DEADLINE_EMPTIES && this.out_of_time() {
+                return 0;
+            }
             let moves = legal_moves(this.layout, player, opponent);
             if moves.is_empty() {
                 if legal_moves(this.layout, opponent, player).is_empty() {
@@ -653,7 +683,7 @@ macro_rules! search_kernel {
                 }
             }
             this.move_lists[empties as usize] = ordered;
-            if use_table {
+            if use_table && !this.stopped {
                 let bound = this.squares as i32;
                 let (lower, upper) = if best >= beta {
                     (best, bound)
@@ -738,15 +768,21 @@ enum Proof {
     Outcome,
 }
 
+/// The solve; `None` when `deadline` passed before it finished.
 fn solve_with<W: Bitboard, L: Layout<W>>(
     position: &Position<W>,
     goal: Goal,
     proof: Proof,
+    deadline: Option<Instant>,
     layout: L,
-) -> Solution {
+) -> Option<Solution> {
     let geometry = position.geometry();
     let mut search = Search::new(geometry, layout, goal, position.empty().count());
     search.kernel = Kernel::detect();
+    if deadline.is_some() {
+        search.deadline = deadline;
+        search.next_check = 0;
+    }
     let (player, opponent) = (position.player(), position.opponent());
     let empties = position.empty().count();
     let limit = geometry.square_count() as i32;
@@ -765,11 +801,11 @@ fn solve_with<W: Bitboard, L: Layout<W>>(
         } else {
             search.search(player, opponent, low, high, empties)
         };
-        return Solution {
+        return (!search.stopped).then(|| Solution {
             score: reported(score),
             best_moves: Vec::new(),
             nodes: search.nodes.max(1),
-        };
+        });
     }
     let every_best_move = proof == Proof::EveryBestMove;
     let mut best = low - 1;
@@ -826,6 +862,9 @@ fn solve_with<W: Bitboard, L: Layout<W>>(
                 }
             }
         };
+        if search.stopped {
+            return None;
+        }
         // A bound outside an outcome's window counts as the window's edge.
         let score = score.clamp(low, high);
         searched.push((child, score));
@@ -838,11 +877,19 @@ fn solve_with<W: Bitboard, L: Layout<W>>(
         }
     }
     best_moves.sort();
-    Solution {
+    Some(Solution {
         score: reported(best),
         best_moves,
         nodes: search.nodes,
-    }
+    })
+}
+
+/// [`solve_with`] to its end.
+fn solve_fully<W: Bitboard>(position: &Position<W>, goal: Goal, proof: Proof) -> Solution {
+    flipzero_core::with_layout!(position.geometry(), W, |layout| solve_with(
+        position, goal, proof, None, layout
+    ))
+    .expect("a solve without a deadline finishes")
 }
 
 /// Solves a position exactly under the FFO convention: its score and every best move.
@@ -852,21 +899,27 @@ pub fn solve<W: Bitboard>(position: &Position<W>) -> Solution {
 
 /// Solves a position exactly for a goal: its score and every best move.
 pub fn solve_for<W: Bitboard>(position: &Position<W>, goal: Goal) -> Solution {
-    flipzero_core::with_layout!(position.geometry(), W, |layout| solve_with(
-        position,
-        goal,
-        Proof::EveryBestMove,
-        layout
-    ))
+    solve_fully(position, goal, Proof::EveryBestMove)
 }
 
 /// Solves a position exactly for a goal: its score and one best move (the first found), which
 /// is faster than proving every best move.
 pub fn solve_one_best<W: Bitboard>(position: &Position<W>, goal: Goal) -> Solution {
+    solve_fully(position, goal, Proof::OneBestMove)
+}
+
+/// [`solve_one_best`], given up when `deadline` passes first (`None`): how a player with a
+/// clock tries to solve further from the end than it can be sure of finishing.
+pub fn solve_one_best_by<W: Bitboard>(
+    position: &Position<W>,
+    goal: Goal,
+    deadline: Instant,
+) -> Option<Solution> {
     flipzero_core::with_layout!(position.geometry(), W, |layout| solve_with(
         position,
         goal,
         Proof::OneBestMove,
+        Some(deadline),
         layout
     ))
 }
@@ -875,12 +928,7 @@ pub fn solve_one_best<W: Bitboard>(position: &Position<W>, goal: Goal) -> Soluti
 /// (-1, 1), much cheaper than the exact score): the solution's score is 1, 0 or -1, with one
 /// move that reaches that outcome.
 pub fn solve_outcome<W: Bitboard>(position: &Position<W>, goal: Goal) -> Solution {
-    flipzero_core::with_layout!(position.geometry(), W, |layout| solve_with(
-        position,
-        goal,
-        Proof::Outcome,
-        layout
-    ))
+    solve_fully(position, goal, Proof::Outcome)
 }
 
 #[cfg(test)]

@@ -328,6 +328,33 @@ fn the_player_plays_exactly_below_the_solve_threshold() {
 }
 
 #[test]
+fn with_a_clock_the_player_solves_a_few_empties_beyond_the_threshold() {
+    let rules = Preset::Othello.rules(Some(8)).unwrap();
+    for seed in 0..3 {
+        // 16 empties: beyond the default threshold of 12, quick for the solver.
+        let game = random_endgame::<u64>(&rules, seed, 16);
+        let by_depth = engine::<u64>(&rules, SearchConfig::default()).choose(&game);
+        assert!(!by_depth.unwrap().exact, "seed {seed}: no clock, no solve");
+        let mut player = engine::<u64>(&rules, "time=30,depth=60".parse().unwrap());
+        let choice = player.choose(&game).unwrap();
+        assert!(choice.exact, "seed {seed}: solved within half the clock");
+        assert_eq!(
+            Some(choice.value),
+            player.exact_value_by_solver(&game),
+            "seed {seed}"
+        );
+        let after = game.play_unchecked(&rules, choice.decision);
+        let reply = player.exact_value_by_solver(&after).unwrap();
+        let reply = if after.side_to_move() == game.side_to_move() {
+            reply
+        } else {
+            -reply
+        };
+        assert_eq!(reply, choice.value, "seed {seed}: the move keeps the value");
+    }
+}
+
+#[test]
 fn weights_files_are_checked() {
     let embedded = WeightsFile::embedded();
     for (_, rules) in small_presets() {

@@ -1,7 +1,9 @@
 //! The solver against published exact scores (FFO suite) and against plain minimax.
 
 use flipzero_core::{Geometry, Position, Square};
-use flipzero_engine::{Goal, obf, solve, solve_for, solve_one_best, solve_outcome};
+use flipzero_engine::{
+    Goal, obf, solve, solve_for, solve_one_best, solve_one_best_by, solve_outcome,
+};
 
 fn suite(name: &str) -> Vec<obf::ObfLine> {
     let path = format!("{}/../../tests/data/ffo/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -47,6 +49,29 @@ fn ffo_1_to_19_reach_their_published_scores() {
 fn ffo_20_to_39_reach_their_published_scores() {
     for line in suite("fforum-20-39.obf") {
         check_published(&line);
+    }
+}
+
+#[test]
+fn a_solve_with_a_deadline_gives_up_once_it_passes_and_agrees_before() {
+    let goal = Goal::default();
+    for line in suite("fforum-1-19.obf").iter().take(5) {
+        let passed = std::time::Instant::now();
+        assert_eq!(
+            solve_one_best_by(&line.position, goal, passed),
+            None,
+            "line {}",
+            line.line
+        );
+        let later = passed + std::time::Duration::from_secs(600);
+        let solution = solve_one_best_by(&line.position, goal, later).unwrap();
+        assert_eq!(
+            solution,
+            solve_one_best(&line.position, goal),
+            "line {}",
+            line.line
+        );
+        assert_eq!(solution.score, line.scores[0].1, "line {}", line.line);
     }
 }
 
