@@ -44,6 +44,9 @@ const LIMIT_CHECK_INTERVAL: u64 = 1024;
 /// costs more than it saves.
 const EVAL_ORDERING_DEPTH: u32 = 2;
 
+/// Root decisions with their values, in search order.
+type RootValues = Vec<(Decision, i32)>;
+
 /// The depth left below `child`, depth counting turns (docs/RULES.md section 6): a decision
 /// that leaves the mover's turn unfinished (an orientation, a second placement, a swap) uses
 /// none, so that depth N is N turns in every preset.
@@ -588,7 +591,7 @@ impl<W: Bitboard> Engine<W> {
         moves: &[(Decision, Game<W>)],
         depth: u32,
         margin: i32,
-    ) -> Result<Vec<(Decision, i32)>, Vec<(Decision, i32)>> {
+    ) -> Result<RootValues, RootValues> {
         let infinity = 4 * self.rule_win();
         let mut best = -infinity;
         let mut values = Vec::with_capacity(moves.len());
