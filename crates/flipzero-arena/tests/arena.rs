@@ -1,6 +1,8 @@
 //! Agents and paired matches: who plays which seat, points and margins from the first
 //! agent's side, and strength in the expected order.
 
+mod common;
+
 use flipzero_arena::{
     Agent, AgentFactory, AgentSpec, MctsAgent, MctsSpec, RandomAgent, balanced_opening_lines,
     play_game, play_paired, random_openings, seat_to_move,
@@ -374,7 +376,6 @@ fn a_player_who_runs_out_of_time_loses_by_one() {
 
 #[test]
 fn an_sprt_match_stops_once_the_test_decides() {
-    use flipzero_arena::competition::{ArenaConfig, run_arena};
     let text = r#"
 variant = "othello"
 size = 6
@@ -389,15 +390,7 @@ elo1 = 100.0
 alpha = 0.05
 beta = 0.05
 "#;
-    let (config, rules, specs) = ArenaConfig::parse(text, "sprt.toml").unwrap();
-    let report = run_arena(
-        &config,
-        &rules,
-        &specs,
-        &burn::tensor::Device::flex(),
-        &|| {},
-    )
-    .unwrap();
+    let (report, _) = common::run_config(text, "sprt.toml");
     assert_eq!(report.sprt, Some(flipzero_arena::SprtDecision::AcceptH1));
     assert!(report.games.len() < 120, "{} games", report.games.len());
     assert_eq!(report.standings[0].name, "engine:depth=3");
@@ -414,7 +407,7 @@ fn every_committed_arena_config_is_valid() {
         ArenaConfig::parse(&text, &path.display().to_string()).unwrap_or_else(|e| panic!("{e}"));
         count += 1;
     }
-    assert_eq!(count, 3);
+    assert_eq!(count, 4);
 }
 
 #[test]
@@ -484,7 +477,7 @@ fn perfect_is_refused_for_rules_the_solver_does_not_cover() {
 
 #[test]
 fn an_arena_scores_an_agent_against_perfect_play_from_openings_of_known_value() {
-    use flipzero_arena::competition::{ArenaConfig, run_arena};
+    use flipzero_arena::competition::ArenaConfig;
     let folder = tempfile::tempdir().unwrap();
     let cache = folder.path().join("exact.json");
     let config = |agents: &str| {
@@ -495,15 +488,7 @@ fn an_arena_scores_an_agent_against_perfect_play_from_openings_of_known_value() 
         )
     };
     let score_of = |agents: &str| {
-        let (config, rules, specs) = ArenaConfig::parse(&config(agents), "perfect.toml").unwrap();
-        let report = run_arena(
-            &config,
-            &rules,
-            &specs,
-            &burn::tensor::Device::flex(),
-            &|| {},
-        )
-        .unwrap();
+        let (report, _) = common::run_config(&config(agents), "perfect.toml");
         assert_eq!(report.perfect.len(), 1, "{agents}");
         report.perfect[0].clone()
     };

@@ -2,6 +2,8 @@
 //! forfeit with the reason (or as a time loss under a clock), and the match goes on. The
 //! engines are small shell scripts that speak just enough GTP.
 
+mod common;
+
 use std::path::Path;
 use std::time::Duration;
 
@@ -90,7 +92,6 @@ fn a_failing_engine_forfeits_its_games_and_the_match_goes_on() {
 
 #[test]
 fn the_arena_tells_a_gtp_engine_each_opening_by_its_own_moves() {
-    use flipzero_arena::competition::{ArenaConfig, run_arena};
     use flipzero_arena::random_opening_lines;
     use flipzero_core::{Game, notation};
     // An engine that logs what it hears, one file per process (one per game), answers every
@@ -111,15 +112,7 @@ fn the_arena_tells_a_gtp_engine_each_opening_by_its_own_moves() {
          [openings]\ncount = 2\nplies = 30\n",
         script.display()
     );
-    let (config, rules, specs) = ArenaConfig::parse(&text, "deep.toml").unwrap();
-    let report = run_arena(
-        &config,
-        &rules,
-        &specs,
-        &burn::tensor::Device::flex(),
-        &|| {},
-    )
-    .unwrap();
+    let (report, rules) = common::run_config(&text, "deep.toml");
     assert_eq!(report.games.len(), 4);
     let suite = random_opening_lines::<u64>(&rules, 2, 30, 5);
     let lines: Vec<Vec<String>> = suite
@@ -225,21 +218,12 @@ fn grhino_is_told_a_pass_its_own_way_and_answers_after_it() {
 
 #[test]
 fn full_games_against_grhino_end_on_the_board() {
-    use flipzero_arena::competition::{ArenaConfig, run_arena};
     let Some(program) = grhino() else { return };
     let text = format!(
         "variant = \"othello\"\nformat = \"match\"\nseed = 13\n\
          agents = [\"engine:depth=1\", \"gtp:{program} -l 1\"]\n[openings]\ncount = 3\nplies = 4\n"
     );
-    let (config, rules, specs) = ArenaConfig::parse(&text, "grhino.toml").unwrap();
-    let report = run_arena(
-        &config,
-        &rules,
-        &specs,
-        &burn::tensor::Device::flex(),
-        &|| {},
-    )
-    .unwrap();
+    let (report, rules) = common::run_config(&text, "grhino.toml");
     assert_eq!(report.games.len(), 6);
     for game in &report.games {
         assert_eq!(game.ending, "finished", "{}", game.decisions);

@@ -723,7 +723,7 @@ impl<W: Bitboard> Engine<W> {
         }
         let margin = self.config.random_margin.max(0);
         let mut moves = self.ordered_children(game, 1, 0);
-        let mut finished: Option<(Vec<(Decision, i32)>, u32)> = None;
+        let mut finished: Option<(RootValues, u32)> = None;
         for depth in 1..=self.config.depth.max(1) {
             match self.search_root(game, &moves, depth, margin) {
                 Ok(values) => {
