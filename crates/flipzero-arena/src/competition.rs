@@ -254,6 +254,14 @@ impl ArenaConfig {
                     .into(),
             ));
         }
+        if config.openings.exact_within.is_some() && config.format == Format::Swiss {
+            // Scores against perfect play come from paired matches (each opening with both
+            // colours); a Swiss round plays one game a pairing.
+            return Err(invalid(
+                "openings.exact_within scores paired matches: use a round robin, a gauntlet                  or a match, not swiss"
+                    .into(),
+            ));
+        }
         Ok((config, rules, specs))
     }
 }

@@ -512,4 +512,10 @@ fn an_arena_scores_an_agent_against_perfect_play_from_openings_of_known_value() 
         error.contains("exact_within draws its own openings"),
         "{error}"
     );
+    let swiss = config("\"random\", \"perfect\"")
+        .replace("format = \"match\"", "format = \"swiss\"\nrounds = 1");
+    let error = ArenaConfig::parse(&swiss, "swiss.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("not swiss"), "{error}");
 }
