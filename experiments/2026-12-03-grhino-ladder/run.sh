@@ -8,7 +8,9 @@
 #
 #   experiments/2026-12-03-grhino-ladder/run.sh [LEVEL ...]     (default: 1 2 3 4 5)
 #
-# Resumes by level: a level whose result file exists is skipped. Run it on a quiet machine:
+# Resumes: a level whose result file exists is skipped, and an interrupted match takes the
+# games it finished from level-N.games.jsonl.journal. Run it on a quiet machine (or pinned to
+# a core of its own, `taskset -c 1`, one game at a time):
 # the engine's search is bounded by time, GRhino's by depth.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"

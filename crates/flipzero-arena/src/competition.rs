@@ -13,7 +13,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::agent::{AgentFactory, AgentSpec};
 use crate::elo::{PairResult, Rating, Sprt, SprtDecision, ratings};
-use crate::matches::{Ending, GameResult, Thinking, play_game, play_paired};
+use crate::journal::{Journal, game_key};
+use crate::matches::{Ending, GameResult, Thinking, play_game, play_paired_resuming};
 use crate::openings::{Opening, balanced_opening_lines, positions, random_opening_lines};
 use crate::perfect::{ExactCache, PerfectPlayScore, exact_openings};
 use crate::tournament::{BqGame, Pairing, SwissPlayer, brightwell_quotient, swiss_round};
@@ -164,6 +165,11 @@ pub struct ArenaReport {
     /// Per agent that met `perfect` over openings of known exact value: what it kept of
     /// those values.
     pub perfect: Vec<(String, PerfectPlayScore)>,
+    /// Games taken from the journal of an earlier, interrupted run.
+    pub resumed: usize,
+    /// The first failure to write a finished game to the journal (the games are all in
+    /// this report; only a later resume would have to play them again).
+    pub journal_failure: Option<String>,
 }
 
 /// A config that cannot be run.
@@ -266,7 +272,9 @@ impl ArenaConfig {
     }
 }
 
-/// Runs a competition. `on_game` hears of each finished game (for progress bars).
+/// Runs a competition. `on_game` hears of each finished game (for progress bars). With a
+/// `journal`, every game is appended to it as it finishes, and the games an earlier run of
+/// the same competition left in it are taken instead of played.
 ///
 /// # Errors
 /// An agent that cannot be prepared (an unreadable checkpoint), a bad openings file.
@@ -275,6 +283,7 @@ pub fn run_arena(
     rules: &Rules,
     specs: &[AgentSpec],
     device: &Device,
+    journal: Option<&Journal>,
     on_game: &(dyn Fn() + Sync),
 ) -> Result<ArenaReport, ArenaError> {
     let factories = specs
@@ -286,7 +295,7 @@ pub fn run_arena(
         .map(|spec| matches!(spec, AgentSpec::Perfect))
         .collect();
     with_width!(rules.square_count(), W => {
-        run_with::<W>(config, rules, &factories, &perfect, on_game)
+        run_with::<W>(config, rules, &factories, &perfect, journal, on_game)
     })
 }
 
@@ -442,6 +451,7 @@ fn run_with<W: Bitboard>(
     rules: &Rules,
     factories: &[AgentFactory],
     is_perfect: &[bool],
+    journal: Option<&Journal>,
     on_game: &(dyn Fn() + Sync),
 ) -> Result<ArenaReport, ArenaError> {
     let (openings, exact_values) = load_openings::<W>(config, rules)?;
@@ -458,10 +468,33 @@ fn run_with<W: Bitboard>(
     let mut thinking = vec![Thinking::default(); factories.len()];
     let mut sprt_decision = None;
     let mut swiss_table: Option<Vec<SwissRecord>> = None;
+    let resumed = std::sync::atomic::AtomicUsize::new(0);
+    let journal_failure = std::sync::Mutex::new(None::<String>);
+    // The game of `key` from the journal, if an earlier run finished it.
+    let from_journal = |key: &str| {
+        let game = journal.and_then(|journal| journal.finished(key))?;
+        resumed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        on_game();
+        Some(game)
+    };
+    // A game just played: into the journal.
+    let to_journal = |key: &str, game: &GameResult| {
+        on_game();
+        if let Some(Err(error)) = journal.map(|journal| journal.record(key, game)) {
+            let mut failure = journal_failure.lock().unwrap_or_else(|p| p.into_inner());
+            failure.get_or_insert(error.to_string());
+        }
+    };
 
     // A paired match of agents `a` and `b` over `suite`, recorded.
     let mut paired = |a: usize, b: usize, suite: &[Opening<W>], seed: u64| {
-        let result = play_paired(
+        let keys: Vec<String> = (0..suite.len() * 2)
+            .map(|game| {
+                let opening = suite[game / 2].position.to_text(rules);
+                game_key((&names[a], &names[b]), seed, game, &opening)
+            })
+            .collect();
+        let result = play_paired_resuming(
             rules,
             &positions(suite),
             clock,
@@ -476,7 +509,8 @@ fn run_with<W: Bitboard>(
                 agents.1.start_from(&opening.start, &opening.decisions);
                 agents
             },
-            |_| on_game(),
+            |game| from_journal(&keys[game]),
+            |game, result| to_journal(&keys[game], result),
         );
         for (index, game) in result.games.iter().enumerate() {
             games.push(saved(
@@ -575,18 +609,27 @@ fn run_with<W: Bitboard>(
                             let seed = config.seed
                                 ^ u64::from(round) << 20
                                 ^ (black * 1000 + white) as u64;
-                            let mut first = factories[black].build::<W>(seed);
-                            let mut second = factories[white].build::<W>(seed ^ 1);
-                            first.start_from(&opening.start, &opening.decisions);
-                            second.start_from(&opening.start, &opening.decisions);
-                            let game = play_game(
-                                rules,
-                                &opening.position,
-                                [first.as_mut(), second.as_mut()],
-                                Color::Black,
-                                clock,
+                            let key = game_key(
+                                (&names[black], &names[white]),
+                                seed,
+                                0,
+                                &opening.position.to_text(rules),
                             );
-                            on_game();
+                            let game = from_journal(&key).unwrap_or_else(|| {
+                                let mut first = factories[black].build::<W>(seed);
+                                let mut second = factories[white].build::<W>(seed ^ 1);
+                                first.start_from(&opening.start, &opening.decisions);
+                                second.start_from(&opening.start, &opening.decisions);
+                                let game = play_game(
+                                    rules,
+                                    &opening.position,
+                                    [first.as_mut(), second.as_mut()],
+                                    Color::Black,
+                                    clock,
+                                );
+                                to_journal(&key, &game);
+                                game
+                            });
                             games.push(saved(
                                 config,
                                 rules,
@@ -681,5 +724,9 @@ fn run_with<W: Bitboard>(
         games,
         sprt: sprt_decision,
         perfect: perfect_scores,
+        resumed: resumed.into_inner(),
+        journal_failure: journal_failure
+            .into_inner()
+            .unwrap_or_else(|p| p.into_inner()),
     })
 }

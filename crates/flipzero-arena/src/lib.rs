@@ -8,6 +8,7 @@ pub mod competition;
 pub mod elo;
 pub mod external;
 pub mod ggf;
+pub mod journal;
 pub mod ladder;
 pub mod matches;
 pub mod openings;
@@ -21,7 +22,8 @@ pub use agent::{
 };
 pub use elo::{PairResult, Rating, Sprt, SprtDecision, ratings};
 pub use matches::{
-    Ending, GameResult, MatchResult, Thinking, play_game, play_paired, seat_to_move,
+    Ending, GameResult, MatchResult, Thinking, play_game, play_paired, play_paired_resuming,
+    seat_to_move,
 };
 pub use openings::{
     Opening, balanced_opening_lines, opening_lines_between, positions, random_opening_lines,

@@ -284,9 +284,39 @@ where
     F: Fn(usize) -> (Box<dyn Agent<W>>, Box<dyn Agent<W>>) + Sync,
     G: Fn(&GameResult) + Sync,
 {
+    play_paired_resuming(
+        rules,
+        openings,
+        clock,
+        make_agents,
+        |_| None,
+        |_, game| on_game(game),
+    )
+}
+
+/// [`play_paired`] that takes the games `finished(game_index)` already knows (from a
+/// [`crate::journal::Journal`]) instead of playing them; `on_game(game_index, game)` hears
+/// of each game it plays.
+pub fn play_paired_resuming<W, F, K, G>(
+    rules: &Rules,
+    openings: &[Game<W>],
+    clock: Option<Duration>,
+    make_agents: F,
+    finished: K,
+    on_game: G,
+) -> MatchResult
+where
+    W: Bitboard,
+    F: Fn(usize) -> (Box<dyn Agent<W>>, Box<dyn Agent<W>>) + Sync,
+    K: Fn(usize) -> Option<GameResult> + Sync,
+    G: Fn(usize, &GameResult) + Sync,
+{
     let games = (0..openings.len() * 2)
         .into_par_iter()
         .map(|index| {
+            if let Some(result) = finished(index) {
+                return result;
+            }
             let (mut first, mut second) = make_agents(index);
             let color = if index % 2 == 0 {
                 Color::Black
@@ -300,7 +330,7 @@ where
                 color,
                 clock,
             );
-            on_game(&result);
+            on_game(index, &result);
             result
         })
         .collect();

@@ -519,3 +519,89 @@ fn an_arena_scores_an_agent_against_perfect_play_from_openings_of_known_value() 
         .to_string();
     assert!(error.contains("not swiss"), "{error}");
 }
+
+/// A small gauntlet and a Swiss round whose games are journalled.
+fn journalled_configs() -> [&'static str; 2] {
+    [
+        r#"
+variant = "othello"
+size = 6
+seed = 9
+format = "gauntlet"
+agents = ["engine:depth=1", "random", "greedy"]
+[openings]
+count = 3
+plies = 4
+"#,
+        r#"
+variant = "othello"
+size = 6
+seed = 9
+format = "swiss"
+rounds = 2
+agents = ["engine:depth=1", "random", "greedy", "engine:depth=2"]
+[openings]
+count = 2
+plies = 4
+"#,
+    ]
+}
+
+#[test]
+fn an_interrupted_competition_takes_its_finished_games_from_the_journal() {
+    for (index, text) in journalled_configs().into_iter().enumerate() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("games.journal");
+        let (whole, _) = common::run_config_journalled(text, "journalled.toml", Some(&path));
+        assert_eq!(whole.resumed, 0);
+        assert_eq!(whole.journal_failure, None);
+        let lines: Vec<String> = std::fs::read_to_string(&path)
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(lines.len(), whole.games.len(), "config {index}");
+
+        // The run stopped after two games, in the middle of writing the third; the first
+        // game's line is changed so that taking it (not replaying it) shows in the report.
+        let mut changed: serde_json::Value = serde_json::from_str(&lines[0]).unwrap();
+        let original = changed["black_score"].as_i64().unwrap() as i32;
+        changed["black_score"] = serde_json::json!(99);
+        let cut = &lines[2][..lines[2].len() / 2];
+        std::fs::write(&path, format!("{changed}\n{}\n{cut}", lines[1])).unwrap();
+        let (resumed, _) = common::run_config_journalled(text, "journalled.toml", Some(&path));
+        assert_eq!(resumed.resumed, 2, "config {index}");
+        let scores = |report: &flipzero_arena::competition::ArenaReport| {
+            let mut scores: Vec<i32> = report.games.iter().map(|g| g.score).collect();
+            scores.sort_unstable();
+            scores
+        };
+        let mut expected = scores(&whole);
+        let taken = expected.iter().position(|&s| s == original).unwrap();
+        expected[taken] = 99;
+        expected.sort_unstable();
+        // The changed game is taken from the journal; the others are played as before.
+        assert_eq!(scores(&resumed), expected, "config {index}");
+        // Every game is in the journal again, the cut line gone.
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap().lines().count(),
+            whole.games.len()
+        );
+    }
+}
+
+#[test]
+fn a_journal_line_that_is_not_a_game_names_the_file_and_line() {
+    use flipzero_arena::journal::Journal;
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("games.journal");
+    std::fs::write(&path, "{\"key\": \"k\"}\n").unwrap();
+    let error = Journal::open(&path, &rules).err().unwrap().to_string();
+    assert!(
+        error.contains("games.journal") && error.contains("line 1"),
+        "{error}"
+    );
+    std::fs::write(&path, "not json\n").unwrap();
+    assert!(Journal::open(&path, &rules).is_err());
+}

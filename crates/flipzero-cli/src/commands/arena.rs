@@ -7,6 +7,7 @@ use anyhow::Context;
 use burn::tensor::Device;
 use clap::Args;
 use flipzero_arena::competition::{ArenaConfig, ArenaReport, run_arena};
+use flipzero_arena::journal::Journal;
 use flipzero_core::files::write_atomically;
 use indicatif::ProgressBar;
 
@@ -17,7 +18,9 @@ pub(crate) struct ArenaArgs {
     #[arg(long)]
     config: PathBuf,
     /// Write every game here, one JSON object per line (replay one with
-    /// `flipzero replay --games FILE --line N`).
+    /// `flipzero replay --games FILE --line N`). Until the competition ends, each game is
+    /// appended to FILE.journal as it finishes; the same command, run again after an
+    /// interruption, takes the journal's games instead of playing them again.
     #[arg(long)]
     games: Option<PathBuf>,
     /// Write the win-rate matrix (PNG and SVG) and the table (Markdown) into this folder.
@@ -32,9 +35,29 @@ pub(crate) fn run(args: &ArenaArgs) -> anyhow::Result<()> {
     let name = args.config.display().to_string();
     let text = std::fs::read_to_string(&args.config).with_context(|| format!("reading {name}"))?;
     let (config, rules, specs) = ArenaConfig::parse(&text, &name)?;
+    let journal = match &args.games {
+        Some(path) => Some(Journal::open(&journal_path(path), &rules)?),
+        None => None,
+    };
+    if let Some(journal) = journal.as_ref().filter(|j| j.resumed() > 0) {
+        eprintln!(
+            "resuming: {} finished games in the journal",
+            journal.resumed()
+        );
+    }
     let bar = ProgressBar::no_length().with_message("games");
-    let report = run_arena(&config, &rules, &specs, &Device::default(), &|| bar.inc(1))?;
+    let report = run_arena(
+        &config,
+        &rules,
+        &specs,
+        &Device::default(),
+        journal.as_ref(),
+        &|| bar.inc(1),
+    )?;
     bar.finish_and_clear();
+    if let Some(failure) = &report.journal_failure {
+        eprintln!("warning: {failure}; an interrupted run would have played those games again");
+    }
     if let Some(path) = &args.games {
         let mut lines = String::new();
         for game in &report.games {
@@ -43,11 +66,21 @@ pub(crate) fn run(args: &ArenaArgs) -> anyhow::Result<()> {
         }
         write_atomically(path, lines.as_bytes())
             .with_context(|| format!("writing {}", path.display()))?;
+        if let Some(journal) = journal {
+            journal.remove()?;
+        }
     }
     if let Some(folder) = &args.report {
         write_report(folder, &config.agents, &report)?;
     }
     print_report(&report, args.json)
+}
+
+/// Where the games of `--games FILE` are journalled while the competition runs.
+fn journal_path(games: &std::path::Path) -> PathBuf {
+    let mut name = games.as_os_str().to_owned();
+    name.push(".journal");
+    PathBuf::from(name)
 }
 
 /// The win-rate matrix as plots and the table as Markdown.
@@ -117,6 +150,7 @@ fn print_report(report: &ArenaReport, json: bool) -> anyhow::Result<()> {
                 "decisions": s.thinking.decisions,
             })).collect::<Vec<_>>(),
             "games": report.games.len(),
+            "resumed": report.resumed,
             "sprt": report.sprt.map(|d| format!("{d:?}")),
             "perfect": report.perfect.iter().map(|(agent, score)| serde_json::json!({
                 "agent": agent, "score": score,
