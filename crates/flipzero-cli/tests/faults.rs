@@ -1,9 +1,8 @@
-//! Run directories under faults beyond a kill (cli.rs has the kill test): a disk that fills
+//! Run directories under faults beyond a kill (runs.rs has the kill test): a disk that fills
 //! up, a directory that cannot be written, a newest checkpoint damaged on disk. Each is
 //! refused with the file named, nothing already written is changed, and the run resumes once
 //! the fault is gone.
 
-#[allow(dead_code)]
 mod common;
 
 use common::{assert_success, tiny_run_config};
