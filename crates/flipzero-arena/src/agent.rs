@@ -31,6 +31,20 @@ pub trait Agent<W: Bitboard> {
     /// Under a clock: the time the next decision should take at most. Agents that do not
     /// search ignore it.
     fn set_move_time(&mut self, _time: Duration) {}
+
+    /// Under a clock: the time left for all of this agent's decisions of the game, before its
+    /// next one. Agents that plan their time share it out themselves; the others take an
+    /// even share for the next decision ([`even_share`]).
+    fn set_time_left(&mut self, left: Duration, game: &Game<W>) {
+        self.set_move_time(even_share(left, game));
+    }
+}
+
+/// An even share of `left` for the next decision at `game`: about half the empty squares are
+/// the mover's decisions.
+pub fn even_share<W: Bitboard>(left: Duration, game: &Game<W>) -> Duration {
+    let decisions_left = (game.empty().count() / 2).max(1);
+    left / decisions_left
 }
 
 /// An agent that could not be made (an engine that did not start): it fails at its first
@@ -73,11 +87,16 @@ impl<W: Bitboard> Agent<W> for RandomAgent {
     }
 }
 
-/// The classical alpha-beta engine.
+/// The classical alpha-beta engine. Built for one game: with `game-time` in its settings it
+/// keeps that game's clock itself.
 pub struct EngineAgent<W: Bitboard> {
     engine: Engine<W>,
     /// The time limit of its settings, which a clock may shorten.
     own_time: Option<Duration>,
+    /// What is left of its own game clock (`game-time`), where it has one.
+    own_clock: Option<Duration>,
+    /// Whether a referee's clock has set the next decision's time.
+    refereed: bool,
 }
 
 impl<W: Bitboard> EngineAgent<W> {
@@ -85,6 +104,8 @@ impl<W: Bitboard> EngineAgent<W> {
     pub fn new(rules: &Rules, weights: Weights, config: SearchConfig) -> Self {
         Self {
             own_time: config.time,
+            own_clock: config.game_time,
+            refereed: false,
             engine: Engine::new(rules, weights, config),
         }
     }
@@ -92,13 +113,28 @@ impl<W: Bitboard> EngineAgent<W> {
 
 impl<W: Bitboard> Agent<W> for EngineAgent<W> {
     fn choose(&mut self, game: &Game<W>) -> Result<Decision, String> {
+        if let (Some(left), false) = (self.own_clock, self.refereed) {
+            let time = self.engine.move_time(left, game);
+            self.set_move_time(time);
+        }
+        self.refereed = false;
+        let started = Instant::now();
         let choice = self.engine.choose(game).ok_or_else(game_over)?;
+        if let Some(left) = &mut self.own_clock {
+            *left = left.saturating_sub(started.elapsed());
+        }
         Ok(choice.decision)
     }
 
     fn set_move_time(&mut self, time: Duration) {
         let limit = self.own_time.map_or(time, |own| own.min(time));
         self.engine.set_time(Some(limit));
+    }
+
+    fn set_time_left(&mut self, left: Duration, game: &Game<W>) {
+        let time = self.engine.move_time(left, game);
+        self.set_move_time(time);
+        self.refereed = true;
     }
 }
 

@@ -116,9 +116,7 @@ pub fn play_game<W: Bitboard>(
         let slot = usize::from(seat == Color::White);
         let agent_index = usize::from(seat != first_agent_color);
         if let Some(remaining) = left[slot] {
-            // About half the empty squares are this player's moves.
-            let moves_left = (game.empty().count() / 2).max(1);
-            agent.set_move_time(remaining / moves_left);
+            agent.set_time_left(remaining, &game);
         }
         let started = Instant::now();
         let chosen = agent.choose(&game);

@@ -353,8 +353,7 @@ impl<W: Bitboard> Session<W> {
     fn think(&mut self) -> Result<(flipzero_core::Decision, f64), String> {
         let mover = self.game.side_to_move();
         if let Some(left) = self.clock[slot(mover)] {
-            let moves_left = (self.game.empty().count() / 2).max(1);
-            self.agent.set_move_time(left / moves_left);
+            self.agent.set_time_left(left, &self.game);
         }
         let started = Instant::now();
         let decision = self.agent.choose(&self.game)?;

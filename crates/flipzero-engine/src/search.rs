@@ -67,6 +67,10 @@ pub struct SearchConfig {
     pub nodes: Option<u64>,
     /// Stop after about this long; the last finished iteration decides.
     pub time: Option<Duration>,
+    /// A whole game's thinking time, shared out over the game's decisions by
+    /// [`Engine::move_time`] (the middle game gets what exact endgame moves do not need);
+    /// whoever runs the games keeps the clock. `time`, when also given, caps each decision.
+    pub game_time: Option<Duration>,
     /// At this many empty squares or fewer, play exactly with the bitboard solver (rules with
     /// Othello's moves and a disc-count objective).
     pub solve_empties: u32,
@@ -93,6 +97,7 @@ impl Default for SearchConfig {
             depth: 8,
             nodes: None,
             time: None,
+            game_time: None,
             solve_empties: 12,
             end_search_empties: 4,
             random_margin: 0,
@@ -111,7 +116,7 @@ const MAX_RANDOM_MARGIN: i32 = 100_000;
 /// A search setting that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "engine option `{option}`: {reason} (options: depth=N, nodes=N, time=SECONDS, solve=EMPTIES, end=EMPTIES, random=CENTIDISCS, seed=N, table-bits=N, patterns=on|off)"
+    "engine option `{option}`: {reason} (options: depth=N, nodes=N, time=SECONDS, game-time=SECONDS, solve=EMPTIES, end=EMPTIES, random=CENTIDISCS, seed=N, table-bits=N, patterns=on|off)"
 )]
 pub struct ConfigError {
     /// The option as written.
@@ -146,14 +151,19 @@ impl std::str::FromStr for SearchConfig {
                         .ok_or_else(|| error("use a depth from 1 to 64"))?;
                 }
                 "nodes" => config.nodes = Some(number()?.max(1)),
-                "time" => {
+                "time" | "game-time" => {
                     let seconds: f64 = value
                         .parse()
                         .map_err(|_| error("not a number of seconds"))?;
                     if !(seconds.is_finite() && seconds > 0.0 && seconds <= MAX_SECONDS) {
                         return Err(error("use a time above 0 and at most a million seconds"));
                     }
-                    config.time = Some(Duration::from_secs_f64(seconds));
+                    let time = Some(Duration::from_secs_f64(seconds));
+                    if key == "time" {
+                        config.time = time;
+                    } else {
+                        config.game_time = time;
+                    }
                 }
                 "solve" => {
                     config.solve_empties = u32::try_from(number()?)
@@ -324,6 +334,47 @@ impl<W: Bitboard> Engine<W> {
     /// Changes the time limit of the next searches (a clock in a timed game).
     pub fn set_time(&mut self, time: Option<Duration>) {
         self.config.time = time;
+    }
+
+    /// The share of `left`, the time left on this player's clock, that the decision at
+    /// `game` should take. The player's remaining decisions are weighed by what they need:
+    /// one for a search, half for one the solver may take within half its time (up to
+    /// 8 empties beyond the solve threshold), a twentieth for an exact one (at or below the
+    /// threshold, fast); this decision gets its weight's part, and never more than half of
+    /// what is left.
+    pub fn move_time(&self, left: Duration, game: &Game<W>) -> Duration {
+        const SEARCH: f64 = 1.0;
+        const TIMED_SOLVE: f64 = 0.5;
+        const EXACT: f64 = 0.05;
+        let solvable = self.as_position(game).is_some();
+        let searched_to_the_end = fills_a_square_per_turn(&self.rules);
+        let (exact, timed_solve) = (
+            self.config.solve_empties,
+            self.config.solve_empties + TIMED_SOLVE_EXTRA_EMPTIES,
+        );
+        let weight = |empties: u32| {
+            if solvable && empties <= exact {
+                EXACT
+            } else if solvable && empties <= timed_solve {
+                TIMED_SOLVE
+            } else if !solvable && searched_to_the_end && empties <= self.config.end_search_empties
+            {
+                EXACT
+            } else {
+                SEARCH
+            }
+        };
+        // This player's decisions: every other empty square from here (turns alternate
+        // but for passes, which are rare).
+        let empties = game.empty().count();
+        let total: f64 = (0..=empties)
+            .rev()
+            .step_by(2)
+            .filter(|&e| e > 0)
+            .map(weight)
+            .sum();
+        let share = left.as_secs_f64() * weight(empties) / total.max(f64::MIN_POSITIVE);
+        Duration::from_secs_f64(share).min(left / 2)
     }
 
     /// The evaluation in use.

@@ -432,3 +432,57 @@ fn tuned_weights_beat_the_hand_set_ones() {
     );
     assert!(score > 0.5, "tuned weights scored {points} of {games}");
 }
+
+#[test]
+fn a_game_clock_goes_to_the_middle_game_and_is_never_overspent() {
+    use std::time::Duration;
+    let rules = Preset::Othello.rules(None).unwrap();
+    let player = engine::<u64>(&rules, SearchConfig::default());
+    let budget = Duration::from_secs(150);
+    let start = Game::<u64>::try_start(&rules, 0).unwrap();
+    // 30 decisions from the start: 20 searched, 4 the solver may take in half their time,
+    // 6 exact (12 empties or fewer); weights 1, 0.5 and 0.05.
+    let first = player.move_time(budget, &start).as_secs_f64();
+    assert!((first - 150.0 / 22.3).abs() < 1e-6, "{first}");
+    assert!(
+        first > 150.0 / 30.0,
+        "more than an even share in the middle game"
+    );
+    // Spent as allotted, move after move, the clock lasts the game, and the searched
+    // middle game (more than 20 empties) gets nearly all of it.
+    let mut left = budget;
+    let mut middle_game = Duration::ZERO;
+    let mut game = start;
+    while !game.is_over() {
+        let share = player.move_time(left, &game);
+        assert!(share <= left / 2, "{share:?} of {left:?}");
+        if game.side_to_move() == Color::Black {
+            left -= share;
+            if game.empty().count() > 20 {
+                middle_game += share;
+            }
+        }
+        let legal = game.legal_decisions(&rules);
+        game = game.play_unchecked(&rules, legal[0]);
+    }
+    assert!(left > Duration::ZERO);
+    assert!(
+        middle_game.as_secs_f64() > 0.85 * 150.0,
+        "{middle_game:?} of the budget before the endgame"
+    );
+    // A variant the solver does not take: every decision is a search, an even share.
+    let rotation = Preset::Rotation.rules(Some(8)).unwrap();
+    let player = engine::<u64>(&rotation, SearchConfig::default());
+    let start = Game::<u64>::try_start(&rotation, 0).unwrap();
+    let share = player.move_time(budget, &start).as_secs_f64();
+    let decisions = f64::from(start.empty().count().div_ceil(2));
+    assert!(share >= 150.0 / decisions - 1e-6, "{share}");
+    assert_eq!(
+        "game-time=150,depth=60"
+            .parse::<SearchConfig>()
+            .unwrap()
+            .game_time,
+        Some(budget)
+    );
+    assert!("game-time=0".parse::<SearchConfig>().is_err());
+}
