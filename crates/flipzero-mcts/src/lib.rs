@@ -33,7 +33,7 @@
 
 use flipzero_core::rules::Objective;
 use flipzero_core::{Bitboard, Color, Decision, Game, Outcome, Rules};
-use flipzero_engine::{Engine, SearchConfig, WeightsFile};
+use flipzero_engine::{ExactSolver, Proof};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Gamma};
@@ -288,7 +288,7 @@ pub fn search_many<W: Bitboard>(trees: &mut [Mcts<W>], evaluator: &mut impl Eval
 pub struct Mcts<W: Bitboard> {
     rules: Rules,
     /// The exact solver for leaves near the end, when the rules allow it.
-    solver: Option<Engine<W>>,
+    solver: Option<ExactSolver>,
     config: MctsConfig,
     nodes: Vec<Node<W>>,
     root: usize,
@@ -395,18 +395,7 @@ impl<W: Bitboard> Mcts<W> {
     /// A tree rooted at `game`.
     pub fn new(rules: &Rules, config: MctsConfig, game: &Game<W>) -> Self {
         let solver = (config.solve_empties > 0)
-            .then(|| {
-                let weights = WeightsFile::embedded()
-                    .weights_for(rules, "embedded")
-                    .ok()?;
-                // Only the bitboard solver is used, which has its own table.
-                let search = SearchConfig {
-                    solve_empties: config.solve_empties,
-                    table_bits: 8,
-                    ..SearchConfig::default()
-                };
-                Some(Engine::new(rules, weights, search))
-            })
+            .then(|| ExactSolver::new(rules))
             .flatten();
         let mut tree = Self {
             solver,
@@ -451,20 +440,12 @@ impl<W: Bitboard> Mcts<W> {
         if game.empty().count() > self.config.solve_empties {
             return None;
         }
-        let value = solver.exact_value_by_solver(game)?;
-        // The solver counts half discs in fifties (100 a disc) for the side to move, towards
-        // the objective, with the komi taken off; the score utility's margin is the discs
-        // alone, as at the end and as the network learns it: back to Black's discs.
+        let exact = solver.solve(game, Proof::OneBest)?;
+        // The outcome counts the komi; the score utility's margin is the discs alone, as at
+        // the end and as the network learns it.
         let side = game.side_to_move();
-        let side_sign = if side == Color::Black { 1.0 } else { -1.0 };
-        let objective_sign = if self.rules.spec().objective == Objective::FewestDiscs {
-            -1.0
-        } else {
-            1.0
-        };
-        let black_margin = f64::from(value) / 100.0 * side_sign * objective_sign + game.komi();
-        let share = margin_share(&self.rules, side, black_margin);
-        Some(value.signum() as f32 + self.config.score_utility * share)
+        let share = margin_share(&self.rules, side, f64::from(exact.black_margin));
+        Some(f32::from(exact.outcome_for(side)) + self.config.score_utility * share)
     }
 
     fn reset(&mut self, game: &Game<W>) {
