@@ -6,7 +6,7 @@ set -euo pipefail
 flipzero="${FLIPZERO:-target/release/flipzero}"
 seeds=fuzz/seeds
 rm -rf "$seeds"
-mkdir -p "$seeds"/{position_text,position_diagram,move_list,rules_toml,run_config,arena_config,study_config,agent_spec,obf_lines,gtp_server,nboard_server,ggf_game,shard_file,checkpoint_file,web_requests}
+mkdir -p "$seeds"/{position_text,position_diagram,move_list,rules_toml,run_config,arena_config,study_config,agent_spec,obf_lines,gtp_server,nboard_server,ggf_game,shard_file,checkpoint_file,web_requests,game_journal}
 
 # Position text and move lists of every preset (the first byte selects the preset; the high
 # bit asks for 6x6), from its start and after a few moves.
@@ -59,6 +59,14 @@ printf '\x00{"variant":"rotation","opening":"%s","decisions":["d3+","x"]}' "$("$
 printf '\x01{"variant":"komi","size":6,"seed":3}' > "$seeds/web_requests/start"
 printf '\x02{"game":{"variant":"othello","size":6,"opening":"%s","decisions":["c4"]},"black":"human","white":"engine"}' "$start6" > "$seeds/web_requests/save"
 printf '\x03{"line":"{\\"variant\\":\\"othello\\",\\"size\\":6,\\"black\\":\\"a\\",\\"white\\":\\"b\\",\\"opening\\":\\"%s\\",\\"decisions\\":\\"c4 b3\\",\\"result\\":\\"*\\",\\"score\\":0,\\"ending\\":\\"unfinished\\"}"}' "$start6" > "$seeds/web_requests/load"
+
+# An arena game journal (the first byte picks the preset: 0x80 is othello at 6x6), as a run
+# killed in the middle leaves it: finished games, then a line cut short.
+arena=$(mktemp -d)
+printf 'variant = "othello"\nsize = 6\nformat = "match"\nagents = ["engine:depth=6", "random"]\n[openings]\ncount = 40\nplies = 2\n' > "$arena/arena.toml"
+timeout -s KILL 3 "$flipzero" arena --config "$arena/arena.toml" --games "$arena/games.jsonl" > /dev/null 2>&1 || true
+{ printf '\x80'; head -n 2 "$arena/games.jsonl.journal"; sed -n 3p "$arena/games.jsonl.journal" | head -c 100; } > "$seeds/game_journal/interrupted"
+rm -rf "$arena"
 
 # A shard and a checkpoint of a tiny run (one iteration of the run tests' 1-block, 8-channel
 # 6x6 config).

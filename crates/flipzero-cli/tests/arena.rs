@@ -4,6 +4,19 @@ mod common;
 
 use common::{failing, non_empty, succeeding, write_file};
 
+/// `flipzero arena --config CONFIG --json --games GAMES`: its report.
+fn arena_report(config: &std::path::Path, games: &std::path::Path) -> serde_json::Value {
+    let output = succeeding(&[
+        "arena",
+        "--config",
+        config.to_str().unwrap(),
+        "--json",
+        "--games",
+        games.to_str().unwrap(),
+    ]);
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
 #[test]
 fn an_arena_round_robin_rates_agents_and_its_games_replay() {
     let folder = tempfile::tempdir().unwrap();
@@ -22,15 +35,7 @@ plies = 2
 "#,
     );
     let games = folder.path().join("games.jsonl");
-    let output = succeeding(&[
-        "arena",
-        "--config",
-        config.to_str().unwrap(),
-        "--json",
-        "--games",
-        games.to_str().unwrap(),
-    ]);
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let report = arena_report(&config, &games);
     // Three pairs, three openings, both colours: 18 games, 12 per agent.
     assert_eq!(report["games"], 18);
     let standings = report["standings"].as_array().unwrap();
@@ -177,15 +182,7 @@ fn external_engine_wins_an_arena_match(protocol: &str, folder: &std::path::Path)
         ),
     );
     let games = folder.join("games.jsonl");
-    let output = succeeding(&[
-        "arena",
-        "--config",
-        config.to_str().unwrap(),
-        "--json",
-        "--games",
-        games.to_str().unwrap(),
-    ]);
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let report = arena_report(&config, &games);
     assert_eq!(report["games"], 6);
     assert_eq!(
         report["standings"][0]["agent"],
