@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
+use flipzero_core::files::write_atomically;
 use flipzero_core::{Color, Rules};
 use serde::{Deserialize, Serialize};
 
@@ -176,9 +177,10 @@ impl Journal {
                 .map_err(|reason| error(format!("line {}: {reason}", number + 1)))?;
             finished.insert(key, game);
         }
-        // Drop the cut line so that new games start on a line of their own.
+        // Drop the cut line so that new games start on a line of their own (atomically:
+        // a second interruption here loses nothing either).
         if complete.len() < text.len() {
-            std::fs::write(path, complete).map_err(|e| error(e.to_string()))?;
+            write_atomically(path, complete.as_bytes()).map_err(|e| error(e.to_string()))?;
         }
         let file = OpenOptions::new()
             .create(true)
