@@ -373,8 +373,10 @@ impl<W: Bitboard> Engine<W> {
             .filter(|&e| e > 0)
             .map(weight)
             .sum();
-        let share = left.as_secs_f64() * weight(empties) / total.max(f64::MIN_POSITIVE);
-        Duration::from_secs_f64(share).min(left / 2)
+        // The decision being made counts even on a board without empty squares (a swap or a
+        // sacrifice can still be open), so its share is never more than what is left.
+        let share = weight(empties) / total.max(weight(empties));
+        left.mul_f64(share).min(left / 2)
     }
 
     /// The evaluation in use.
