@@ -150,3 +150,46 @@ fn tune_writes_a_profile_that_the_engine_then_reads() {
     assert!(String::from_utf8_lossy(&output.stderr).contains("unknown feature `corner`"));
     std::fs::remove_dir_all(&directory).unwrap();
 }
+
+#[test]
+fn tune_fits_probcut_lines_that_the_engine_then_cuts_with() {
+    let directory = std::env::temp_dir().join(format!("flipzero-probcut-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    let out = directory.join("weights.toml");
+    let output = flipzero()
+        .args([
+            "tune",
+            "--size",
+            "6",
+            "--model",
+            "probcut",
+            "--positions",
+            "120",
+            "--depth",
+            "4",
+            "--stages",
+            "2",
+            "--solve",
+            "8",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_success(&output);
+    let printed = String::from_utf8_lossy(&output.stdout);
+    assert!(printed.contains("depth  shallow  stage"), "{printed}");
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        text.contains("[profiles.\"othello/6x6\".probcut]"),
+        "{text}"
+    );
+    assert!(text.contains("depth = 4"), "{text}");
+    // The fitted profile keeps its evaluation: the pattern model travels beside the file.
+    assert!(directory.join("patterns/othello-6x6.fzp").exists());
+    assert!(
+        failing(&["tune", "--size", "6", "--model", "probcut", "--depth", "2"])
+            .contains("at least 3")
+    );
+    std::fs::remove_dir_all(&directory).unwrap();
+}

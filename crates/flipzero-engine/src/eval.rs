@@ -17,6 +17,7 @@ use flipzero_core::{Bitboard, Color, Game, Geometry, Preset, Rules};
 use serde::{Deserialize, Serialize};
 
 use crate::patterns::{self, PatternError, PatternModel};
+use crate::probcut::ProbCutSpec;
 
 /// The evaluation features, in the order of [`Features`].
 pub const FEATURE_NAMES: [&str; FEATURE_COUNT] = [
@@ -95,6 +96,16 @@ pub enum WeightsError {
         /// Why the model does not apply.
         reason: String,
     },
+    /// A profile's ProbCut lines are malformed.
+    #[error("{source_name}: profile `{profile}`: {reason}")]
+    BadProbCut {
+        /// Where the text came from.
+        source_name: String,
+        /// The profile.
+        profile: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// The file has no profile for these rules.
     #[error("{source_name}: no profile for `{wanted}` (nor the objective's default)")]
     Missing {
@@ -120,6 +131,9 @@ pub struct ProfileSpec {
     /// file's folder (for the embedded file: one of [`patterns::EMBEDDED_MODELS`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub patterns: Option<String>,
+    /// Multi-ProbCut lines fitted over this evaluation (`flipzero tune --model probcut`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probcut: Option<ProbCutSpec>,
 }
 
 /// A weights file: profiles keyed by `<preset>/<rows>x<cols>`, `<preset>`, or an objective
@@ -196,6 +210,13 @@ impl WeightsFile {
             message: error.to_string(),
         })?;
         for (profile, spec) in &file.profiles {
+            if let Some(Err(reason)) = spec.probcut.as_ref().map(ProbCutSpec::check) {
+                return Err(WeightsError::BadProbCut {
+                    source_name: source_name.to_owned(),
+                    profile: profile.clone(),
+                    reason,
+                });
+            }
             for (feature, weight) in spec.opening.iter().chain(&spec.endgame) {
                 let error_fields = || (source_name.to_owned(), profile.clone(), feature.clone());
                 if !FEATURE_NAMES.contains(&feature.as_str()) {
@@ -335,6 +356,8 @@ pub struct Weights {
     pub endgame: Features,
     /// Tables whose value adds to the linear one.
     pub patterns: Option<Arc<PatternModel>>,
+    /// Multi-ProbCut lines fitted over this evaluation, for the search.
+    pub probcut: Option<Arc<ProbCutSpec>>,
 }
 
 impl Weights {
@@ -346,6 +369,7 @@ impl Weights {
             opening: read(&spec.opening),
             endgame: read(&spec.endgame),
             patterns: None,
+            probcut: spec.probcut.clone().map(Arc::new),
         }
     }
 
@@ -355,10 +379,12 @@ impl Weights {
             opening,
             endgame,
             patterns: None,
+            probcut: None,
         }
     }
 
-    /// The linear weights as a file profile (without a pattern model).
+    /// The linear weights as a file profile (without a pattern model or ProbCut lines, which
+    /// belong to the evaluation they were fitted over).
     pub fn to_spec(&self, note: String) -> ProfileSpec {
         let write = |weights: &Features| {
             FEATURE_NAMES
@@ -372,6 +398,7 @@ impl Weights {
             opening: write(&self.opening),
             endgame: write(&self.endgame),
             patterns: None,
+            probcut: None,
         }
     }
 }

@@ -7,6 +7,7 @@ pub mod exact;
 pub mod fit_patterns;
 pub mod obf;
 pub mod patterns;
+pub mod probcut;
 pub mod search;
 pub mod solver;
 pub mod tune;

@@ -1,8 +1,9 @@
 //! The classical player for every variant: negamax alpha-beta over the rules' decisions with
 //! iterative deepening, principal-variation (null-window) search, a transposition table, and
 //! move ordering by the table's move, the static evaluation of each child and a history
-//! table. Below a configurable number of empties it plays exactly: Othello-move rules go to
-//! the bitboard solver, every other variant is searched to the end of the game. With a
+//! table, and, with fitted lines, Multi-ProbCut in the middle game. Below a configurable
+//! number of empties it plays exactly: Othello-move rules go to the bitboard solver, every
+//! other variant is searched to the end of the game. With a
 //! clock, the solver is also tried a few empties further for half the time, and an
 //! iteration the clock cuts short still decides once it has found a better move.
 //!
@@ -13,6 +14,7 @@
 //! Depth counts decisions: a multi-step turn (a neuversi drop, a rotation's orientations, a
 //! biversi second placement) takes several.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use flipzero_core::rules::{LineFallback, Objective};
@@ -23,6 +25,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::eval::{Evaluator, Weights, eval_bound};
 use crate::exact::ExactSolver;
+use crate::probcut::ProbCutSpec;
 use crate::solver::{Goal, Solution, solve_for, solve_one_best, solve_one_best_by};
 
 /// The depth of a search that runs to the end of the game.
@@ -89,6 +92,10 @@ pub struct SearchConfig {
     /// Whether the evaluation adds the profile's pattern model, where it has one (off: the
     /// linear weights alone, as before pattern models).
     pub patterns: bool,
+    /// Multi-ProbCut's confidence in sigmas of the profile's fitted lines (`crate::probcut`):
+    /// a node is cut when a shallow search puts the deep value this far beyond a bound. 0
+    /// (or a profile without lines) searches every node in full.
+    pub probcut: f32,
 }
 
 impl Default for SearchConfig {
@@ -104,6 +111,7 @@ impl Default for SearchConfig {
             seed: 0,
             table_bits: 18,
             patterns: true,
+            probcut: 0.0,
         }
     }
 }
@@ -116,7 +124,7 @@ const MAX_RANDOM_MARGIN: i32 = 100_000;
 /// A search setting that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "engine option `{option}`: {reason} (options: depth=N, nodes=N, time=SECONDS, game-time=SECONDS, solve=EMPTIES, end=EMPTIES, random=CENTIDISCS, seed=N, table-bits=N, patterns=on|off)"
+    "engine option `{option}`: {reason} (options: depth=N, nodes=N, time=SECONDS, game-time=SECONDS, solve=EMPTIES, end=EMPTIES, random=CENTIDISCS, seed=N, table-bits=N, patterns=on|off, probcut=SIGMAS)"
 )]
 pub struct ConfigError {
     /// The option as written.
@@ -194,6 +202,13 @@ impl std::str::FromStr for SearchConfig {
                         "off" => false,
                         _ => return Err(error("use on or off")),
                     };
+                }
+                "probcut" => {
+                    config.probcut = value
+                        .parse::<f32>()
+                        .ok()
+                        .filter(|t| (0.0..=10.0).contains(t))
+                        .ok_or_else(|| error("use 0 (off) to 10 sigmas"))?;
                 }
                 _ => return Err(error("unknown option")),
             }
@@ -276,6 +291,8 @@ pub struct Engine<W: Bitboard> {
     /// Set when the bitboard solver can solve these rules' positions.
     exact: Option<ExactSolver>,
     fewest_discs: bool,
+    /// Multi-ProbCut's lines, when the config asks for cuts and the profile has them.
+    probcut: Option<Arc<ProbCutSpec>>,
     table: Vec<Entry>,
     /// Per decision index: how often it caused a cut-off, weighted by depth.
     history: Vec<u32>,
@@ -305,7 +322,9 @@ impl<W: Bitboard> Engine<W> {
         let geometry = flipzero_core::Geometry::<W>::get(rules.rows(), rules.cols())
             .expect("the bitboard width fits the board");
         let table_size = 1usize << config.table_bits.clamp(8, 24);
+        let probcut = weights.probcut.clone().filter(|_| config.probcut > 0.0);
         Self {
+            probcut,
             evaluator: Evaluator::new(rules, geometry, weights),
             exact: ExactSolver::new(rules),
             fewest_discs: rules.spec().objective == Objective::FewestDiscs,
@@ -581,6 +600,14 @@ impl<W: Bitboard> Engine<W> {
             }
             hint = entry.best;
         }
+        if depth != TO_THE_END
+            && let Some(value) = self.probable_cut(game, depth, alpha, beta)
+        {
+            return value;
+        }
+        if self.stopped {
+            return 0;
+        }
         let children = self.ordered_children(game, depth, hint);
         let original_alpha = alpha;
         let mut best = i32::MIN;
@@ -633,6 +660,41 @@ impl<W: Bitboard> Engine<W> {
             best: best_index as u32 + 1,
         };
         best
+    }
+
+    /// Multi-ProbCut: `beta` when a null-window search to the shallow depth puts the deep
+    /// value above `beta` by the config's number of sigmas, `alpha` when it puts it as far
+    /// below `alpha`, else `None` (also without a line for this depth and stage, or when a
+    /// bound lies beyond any evaluation).
+    fn probable_cut(&mut self, game: &Game<W>, depth: u32, alpha: i32, beta: i32) -> Option<i32> {
+        let line =
+            self.probcut
+                .as_ref()?
+                .line(depth, game.empty().count(), self.rules.square_count())?;
+        let margin = self.config.probcut * line.sigma;
+        let bound = eval_bound(&self.rules);
+        // The shallow value from which the deep one is almost surely at least `beta`.
+        let high = ((beta as f32 + margin - line.intercept) / line.slope).ceil() as i32;
+        if beta.abs() < bound && high.abs() < bound {
+            let shallow = self.negamax(game, line.shallow, high - 1, high);
+            if self.stopped {
+                return None;
+            }
+            if shallow >= high {
+                return Some(beta);
+            }
+        }
+        let low = ((alpha as f32 - margin - line.intercept) / line.slope).floor() as i32;
+        if alpha.abs() < bound && low.abs() < bound {
+            let shallow = self.negamax(game, line.shallow, low, low + 1);
+            if self.stopped {
+                return None;
+            }
+            if shallow <= low {
+                return Some(alpha);
+            }
+        }
+        None
     }
 
     /// One root iteration: every move's value, exact for the best ones and for those within

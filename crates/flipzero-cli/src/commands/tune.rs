@@ -1,6 +1,7 @@
 //! `flipzero tune`: fits the evaluation of one preset and board size and writes it into a
 //! weights file: the linear weights (`--model linear`), or a pattern model beside the file
-//! that adds to them (`--model patterns`).
+//! that adds to them (`--model patterns`), or the Multi-ProbCut lines of the search over
+//! the profile's evaluation (`--model probcut`).
 
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -14,6 +15,7 @@ use flipzero_core::Rules;
 use flipzero_engine::PatternModel;
 use flipzero_engine::eval::{WeightsFile, identify_preset, profile_keys};
 use flipzero_engine::fit_patterns::{PatternTuneConfig, PatternTuneReport, tune_patterns};
+use flipzero_engine::probcut::{ProbCutTuneConfig, tune_probcut};
 use flipzero_engine::tune::{TuneConfig, tune};
 
 use super::engine_setup::weights_file;
@@ -68,7 +70,8 @@ pub(crate) struct TuneArgs {
     /// Positions to collect and label.
     #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(50..=10_000_000))]
     positions: u64,
-    /// Search depth of the labels above the solve threshold.
+    /// Search depth of the labels above the solve threshold; with `--model probcut`, the
+    /// deepest search whose lines are fitted (from 3).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=20))]
     depth: u32,
     /// Label exactly at this many empties or fewer.
@@ -84,7 +87,7 @@ pub(crate) struct TuneArgs {
     /// What to fit: the linear weights, or a pattern model over them.
     #[arg(long, value_enum, default_value_t = Model::Linear)]
     model: Model,
-    /// Stages of a pattern model (by discs on the board).
+    /// Stages of a pattern model (by discs on the board), or of the ProbCut lines.
     #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u32).range(1..=64))]
     stages: u32,
     /// Rounds of labelling and fitting a pattern model (later rounds label with the model).
@@ -111,6 +114,9 @@ enum Model {
     Linear,
     /// A pattern model over the profile's linear weights, written beside the weights file.
     Patterns,
+    /// Multi-ProbCut lines over the profile's whole evaluation (patterns included): how
+    /// well a shallow search predicts a deep one, per depth and stage.
+    Probcut,
 }
 
 pub(crate) fn run(args: &TuneArgs) -> anyhow::Result<()> {
@@ -128,6 +134,7 @@ pub(crate) fn run(args: &TuneArgs) -> anyhow::Result<()> {
     match args.model {
         Model::Linear => fit_linear(args, &rules, file, &name, &key),
         Model::Patterns => fit_patterns(args, &rules, file, &name, &key),
+        Model::Probcut => fit_probcut(args, &rules, file, &name, &key),
     }
 }
 
@@ -142,11 +149,15 @@ fn command_line(args: &TuneArgs, rules: &Rules) -> String {
         args.solve,
         args.seed
     );
-    if args.model == Model::Patterns {
-        line += &format!(
-            " --model patterns --stages {} --rounds {} --iterations {}",
-            args.stages, args.rounds, args.iterations
-        );
+    match args.model {
+        Model::Linear => {}
+        Model::Patterns => {
+            line += &format!(
+                " --model patterns --stages {} --rounds {} --iterations {}",
+                args.stages, args.rounds, args.iterations
+            );
+        }
+        Model::Probcut => line += &format!(" --model probcut --stages {}", args.stages),
     }
     if let Some(ridge) = args.ridge {
         line += &format!(" --ridge {ridge}");
@@ -293,6 +304,85 @@ fn fit_patterns(
         args.out.display(),
         model_path.display(),
         std::fs::metadata(&model_path).map_or(0, |metadata| metadata.len())
+    )?;
+    Ok(())
+}
+
+fn fit_probcut(
+    args: &TuneArgs,
+    rules: &Rules,
+    mut file: WeightsFile,
+    name: &str,
+    key: &str,
+) -> anyhow::Result<()> {
+    let start = file.weights_for(rules, name)?;
+    anyhow::ensure!(
+        args.depth >= flipzero_engine::probcut::MIN_DEPTH,
+        "--depth {}: ProbCut lines need a deepest depth of at least {}",
+        args.depth,
+        flipzero_engine::probcut::MIN_DEPTH
+    );
+    let config = ProbCutTuneConfig {
+        positions: args.positions as usize,
+        deepest: args.depth,
+        stages: args.stages,
+        solve_empties: args.solve,
+        seed: args.seed,
+    };
+    let started = Instant::now();
+    let report = flipzero_core::with_width!(rules.square_count(), W => {
+        tune_probcut::<W>(rules, &start, &config)?
+    });
+    let seconds = started.elapsed().as_secs_f64();
+    let note = format!(
+        "{}: {} positions searched to depths 1-{}; {seconds:.0} s",
+        command_line(args, rules),
+        report.positions,
+        args.depth
+    );
+    // The evaluation stays as it is (the lines were fitted over it): the profile that
+    // served, copied under this key when it was a fallback.
+    let mut profile = profile_keys(rules)
+        .iter()
+        .find_map(|k| file.profiles.get(k))
+        .cloned()
+        .context("the weights have no profile for these rules")?;
+    profile.probcut = Some(flipzero_engine::probcut::ProbCutSpec {
+        note: note.clone(),
+        ..report.spec
+    });
+    file.profiles.insert(key.to_owned(), profile);
+    write_weights(&file, &args.out)?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{note}")?;
+    writeln!(
+        out,
+        "deep = slope x shallow + intercept (centi-discs), by depth and stage:"
+    )?;
+    writeln!(
+        out,
+        "depth  shallow  stage  empties  positions   slope  intercept   sigma  |deep-shallow|"
+    )?;
+    for fit in &report.fits {
+        writeln!(
+            out,
+            "{:>5}  {:>7}  {:>5}  {:>3}-{:<3}  {:>9}  {:>6.3}  {:>9.1}  {:>6.1}  {:>14.1}",
+            fit.depth,
+            fit.line.shallow,
+            fit.stage,
+            fit.empties.0,
+            fit.empties.1,
+            fit.positions,
+            fit.line.slope,
+            fit.line.intercept,
+            fit.line.sigma,
+            fit.raw_error
+        )?;
+    }
+    writeln!(
+        out,
+        "profile `{key}` written to {} in {seconds:.1} s; the engine cuts with `probcut=SIGMAS`",
+        args.out.display()
     )?;
     Ok(())
 }
