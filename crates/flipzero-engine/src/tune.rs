@@ -170,6 +170,8 @@ pub fn label<W: Bitboard>(
         depth: config.label_depth,
         solve_empties: config.solve_empties,
         end_search_empties: config.solve_empties.min(6),
+        // Full width: ProbCut lines belong to the evaluation being replaced.
+        probcut: 0.0,
         ..SearchConfig::default()
     };
     let bound = eval_bound(rules) as f32;

@@ -124,8 +124,16 @@ fn cuts_save_nodes_and_stay_close_to_the_full_search() {
     let (mut full_nodes, mut cut_nodes, mut differences) = (0, 0, Vec::new());
     for game in middle_games(&rules, 24) {
         let (full, nodes) = choose(&rules, &weights, options, &game);
-        // Lines in the profile do nothing until the search asks for cuts.
-        assert_eq!(choose(&rules, &with_lines, options, &game), (full, nodes));
+        // Lines in the profile do nothing when the search turns cuts off.
+        assert_eq!(
+            choose(&rules, &with_lines, &format!("{options},probcut=0"), &game),
+            (full, nodes)
+        );
+        // The default cuts where the profile has lines.
+        assert_eq!(
+            choose(&rules, &with_lines, options, &game),
+            choose(&rules, &with_lines, &format!("{options},probcut=1"), &game)
+        );
         let (cut, nodes_with_cuts) =
             choose(&rules, &with_lines, &format!("{options},probcut=1"), &game);
         full_nodes += nodes;

@@ -279,6 +279,13 @@ fn fit_patterns(
         .to_owned();
     profile.note = format!("{linear_note} | patterns: {note}");
     profile.patterns = Some(model_name.clone());
+    // Multi-ProbCut lines predict one evaluation's deep values from its shallow ones.
+    if profile.probcut.take().is_some() {
+        eprintln!(
+            "note: the profile's Multi-ProbCut lines were fitted over the old tables and are \
+             dropped; refit them with --model probcut"
+        );
+    }
     file.profiles.insert(key.to_owned(), profile);
     write_weights(&file, &args.out)?;
     let model_path = output_folder(&args.out).join(&model_name);
