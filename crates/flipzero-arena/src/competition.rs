@@ -19,6 +19,10 @@ use crate::openings::{Opening, balanced_opening_lines, positions, random_opening
 use crate::perfect::{ExactCache, PerfectPlayScore, exact_openings};
 use crate::tournament::{BqGame, Pairing, SwissPlayer, brightwell_quotient, swiss_round};
 
+/// The longest game clock a config may set (a duration holds far more; this keeps the
+/// arithmetic on clocks finite).
+pub const MAX_SECONDS_PER_GAME: f64 = 1e6;
+
 /// The config of a competition.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -236,10 +240,10 @@ impl ArenaConfig {
             )));
         }
         if let Some(seconds) = config.seconds_per_game
-            && !(seconds.is_finite() && seconds > 0.0)
+            && !(seconds.is_finite() && seconds > 0.0 && seconds <= MAX_SECONDS_PER_GAME)
         {
             return Err(invalid(format!(
-                "seconds_per_game = {seconds}: use a time above 0"
+                "seconds_per_game = {seconds}: use a time above 0 and at most {MAX_SECONDS_PER_GAME}"
             )));
         }
         if config.openings.count == 0 && config.openings.file.is_none() {

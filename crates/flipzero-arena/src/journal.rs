@@ -105,11 +105,16 @@ impl Line {
         if ![0.0, 0.5, 1.0].contains(&self.points) {
             return Err(format!("points {} (0, 0.5 or 1)", self.points));
         }
-        if self.seconds.iter().any(|s| !s.is_finite() || *s < 0.0) {
-            return Err(format!("seconds {:?}", self.seconds));
-        }
+        let [first_time, second_time] = self.seconds.map(|s| Duration::try_from_secs_f64(s).ok());
+        let (Some(first_time), Some(second_time)) = (first_time, second_time) else {
+            return Err(format!(
+                "seconds {:?} (each a time of 0 or more that a duration holds)",
+                self.seconds
+            ));
+        };
+        let times = [first_time, second_time];
         let thinking = [0, 1].map(|agent| Thinking {
-            time: Duration::from_secs_f64(self.seconds[agent]),
+            time: times[agent],
             decisions: self.chosen[agent],
         });
         let game = GameResult {

@@ -605,3 +605,48 @@ fn a_journal_line_that_is_not_a_game_names_the_file_and_line() {
     std::fs::write(&path, "not json\n").unwrap();
     assert!(Journal::open(&path, &rules).is_err());
 }
+
+/// Found by the `game_journal` fuzz target: a finite thinking time too large for a duration
+/// (8.6e70 s) panicked in `Duration::from_secs_f64`.
+#[test]
+fn fuzz_crash_a_journal_time_too_large_for_a_duration_is_refused() {
+    use flipzero_arena::journal::Journal;
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("games.journal");
+    let line = |seconds: &str| {
+        format!(
+            "{{\"key\":\"k\",\"first_agent_color\":\"black\",\"points\":0.0,\"margin\":-4,\
+             \"decisions\":[],\"black_score\":-4,\"discs\":[16,20],\"ending\":\"finished\",\
+             \"seconds\":[{seconds},1.5],\"chosen\":[0,0]}}\n"
+        )
+    };
+    std::fs::write(&path, line("2.5")).unwrap();
+    assert_eq!(Journal::open(&path, &rules).unwrap().resumed(), 1);
+    for seconds in ["8.6e70", "-1.0"] {
+        std::fs::write(&path, line(seconds)).unwrap();
+        let error = Journal::open(&path, &rules).err().unwrap().to_string();
+        assert!(
+            error.contains("line 1") && error.contains("seconds"),
+            "{seconds}: {error}"
+        );
+    }
+}
+
+#[test]
+fn a_game_clock_no_duration_holds_is_refused_at_parse_time() {
+    use flipzero_arena::competition::ArenaConfig;
+    let config = |seconds: &str| {
+        format!(
+            "variant = \"othello\"\nsize = 6\nagents = [\"random\", \"greedy\"]\n\
+             format = \"match\"\nseconds_per_game = {seconds}\n[openings]\ncount = 1\nplies = 2\n"
+        )
+    };
+    assert!(ArenaConfig::parse(&config("60.0"), "clock.toml").is_ok());
+    for seconds in ["1e300", "0.0", "-5.0"] {
+        let error = ArenaConfig::parse(&config(seconds), "clock.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("seconds_per_game"), "{seconds}: {error}");
+    }
+}
