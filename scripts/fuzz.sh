@@ -43,7 +43,9 @@ for target in "${targets[@]}"; do
         -print_final_stats=1 > "$log" 2>&1 || status=$?
     grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb)|^#[0-9]+ +DONE" "$log" || true
     if [ "$status" -ne 0 ] || [ -n "$(ls -A "fuzz/artifacts/$target" 2>/dev/null)" ]; then
-        tail -n 40 "$log"
+        # The panic message first: the failing input's dump that follows it can be long.
+        grep -m 3 -A 3 -E "panicked at|ERROR: libFuzzer" "$log" | cut -c1-400 || true
+        tail -n 40 "$log" | cut -c1-400
         echo "fuzz: $target FAILED (exit $status): $(ls "fuzz/artifacts/$target" 2>/dev/null)"
         exit 1
     fi
