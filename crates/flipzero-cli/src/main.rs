@@ -61,6 +61,8 @@ enum Command {
     Train(commands::learn::TrainArgs),
     /// Fit the evaluation weights of a preset and board size by regression.
     Tune(commands::tune::TuneArgs),
+    /// The value of each variant's start under perfect play, by exhaustive search.
+    Value(commands::value::ValueArgs),
     /// List the variant presets.
     Variants(commands::variants::VariantsArgs),
 }
@@ -89,6 +91,7 @@ fn main() -> ExitCode {
         Command::Selfplay(args) => commands::learn::self_play(&args).map(|()| ExitCode::SUCCESS),
         Command::Study(args) => commands::study::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Train(args) => commands::learn::train(&args).map(|()| ExitCode::SUCCESS),
+        Command::Value(args) => commands::value::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Variants(args) => commands::variants::run(&args).map(|()| ExitCode::SUCCESS),
     };
     match result {

@@ -5,6 +5,7 @@
 pub mod eval;
 pub mod exact;
 pub mod fit_patterns;
+pub mod game_value;
 pub mod obf;
 pub mod patterns;
 pub mod probcut;

@@ -306,6 +306,9 @@ pub struct Engine<W: Bitboard> {
     node_limit: u64,
     deadline: Option<Instant>,
     stopped: bool,
+    /// Whether a search to the end hands every position the bitboard solver can finish to
+    /// it (the values of whole games, `crate::game_value`); otherwise only the root does.
+    solver_leaves: bool,
     rng: ChaCha8Rng,
 }
 
@@ -341,6 +344,7 @@ impl<W: Bitboard> Engine<W> {
             node_limit: u64::MAX,
             deadline: None,
             stopped: false,
+            solver_leaves: false,
             rng: ChaCha8Rng::seed_from_u64(config.seed),
             rules: rules.clone(),
             config,
@@ -606,6 +610,22 @@ impl<W: Bitboard> Engine<W> {
                 }
             }
             hint = entry.best;
+        }
+        if depth == TO_THE_END
+            && self.solver_leaves
+            && let Some((position, goal)) = self.as_position(game)
+        {
+            let solution = solve_one_best(&position, goal);
+            self.nodes += solution.nodes;
+            let value = self.solved_value(game, solution.score);
+            self.table[slot] = Entry {
+                key,
+                value,
+                depth,
+                bound: Bound::Exact,
+                best: 0,
+            };
+            return value;
         }
         if depth != TO_THE_END
             && let Some(value) = self.probable_cut(game, depth, alpha, beta)
@@ -1035,6 +1055,47 @@ impl<W: Bitboard> Engine<W> {
 /// Plain minimax over decisions to `depth` turns with the engine's evaluation: the slow
 /// reference the alpha-beta search is tested against.
 pub fn minimax<W: Bitboard>(engine: &Engine<W>, game: &Game<W>, depth: u32) -> i32 {
+    minimax_counting(engine, game, depth, &mut MinimaxCount::default())
+}
+
+/// What a minimax to the end visited, and when it must stop.
+#[derive(Debug, Default)]
+pub struct MinimaxCount {
+    /// Positions visited.
+    pub nodes: u64,
+    /// Past this instant the search stops and its value means nothing.
+    pub deadline: Option<Instant>,
+    /// Set when the deadline stopped it.
+    pub stopped: bool,
+}
+
+/// [`minimax`] to the end of the game (every line played out: no pruning, no table, no
+/// solver), counting what it visits in `count`.
+pub fn minimax_to_the_end<W: Bitboard>(
+    engine: &Engine<W>,
+    game: &Game<W>,
+    count: &mut MinimaxCount,
+) -> i32 {
+    minimax_counting(engine, game, TO_THE_END, count)
+}
+
+fn minimax_counting<W: Bitboard>(
+    engine: &Engine<W>,
+    game: &Game<W>,
+    depth: u32,
+    count: &mut MinimaxCount,
+) -> i32 {
+    count.nodes += 1;
+    if count.nodes.is_multiple_of(LIMIT_CHECK_INTERVAL)
+        && count
+            .deadline
+            .is_some_and(|deadline| Instant::now() >= deadline)
+    {
+        count.stopped = true;
+    }
+    if count.stopped {
+        return 0;
+    }
     if game.is_over() {
         return engine.terminal_value(game);
     }
@@ -1046,7 +1107,7 @@ pub fn minimax<W: Bitboard>(engine: &Engine<W>, game: &Game<W>, depth: u32) -> i
         .into_iter()
         .map(|decision| {
             let child = game.play_unchecked(&engine.rules, decision);
-            let value = minimax(engine, &child, depth_after(depth, &child));
+            let value = minimax_counting(engine, &child, depth_after(depth, &child), count);
             if game.same_player_to_move(&child) {
                 value
             } else {
@@ -1078,6 +1139,29 @@ impl<W: Bitboard> Engine<W> {
         self.start_clock();
         let infinity = 4 * self.rule_win();
         self.negamax(game, TO_THE_END, -infinity, infinity)
+    }
+
+    /// The exact value of a position by alpha-beta to the end; with `solver_leaves`, every
+    /// position on the way that the bitboard solver can finish is given to it. The positions
+    /// visited (the solver's included) are [`Engine::nodes`].
+    /// `None` when the config's time or node limit stopped the search.
+    pub fn exact_value_with(&mut self, game: &Game<W>, solver_leaves: bool) -> Option<i32> {
+        self.start_clock();
+        self.solver_leaves = solver_leaves;
+        let infinity = 4 * self.rule_win();
+        let value = self.negamax(game, TO_THE_END, -infinity, infinity);
+        self.solver_leaves = false;
+        (!self.stopped).then_some(value)
+    }
+
+    /// Positions the last search visited.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// The least value of a win decided by a rule (a line), above every margin's value.
+    pub fn rule_win_value(&self) -> i32 {
+        self.rule_win()
     }
 
     /// The exact value of a position by the bitboard solver, where it applies.

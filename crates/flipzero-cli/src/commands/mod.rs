@@ -17,6 +17,7 @@ pub(crate) mod serve;
 pub(crate) mod solve;
 pub(crate) mod study;
 pub(crate) mod tune;
+pub(crate) mod value;
 pub(crate) mod variants;
 
 /// A network checkpoint from the command line's `--checkpoint`, with its rules.

@@ -1,0 +1,249 @@
+//! `flipzero value`: what a variant's start is worth under perfect play, by exhaustive search.
+
+use std::io::Write;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use clap::{Args, ValueEnum};
+use flipzero_core::{Color, Preset, Rules};
+use flipzero_engine::ExactSolver;
+use flipzero_engine::game_value::{StartValue, ValueSearch, start_value};
+
+/// Arguments of `flipzero value`.
+#[derive(Debug, Args)]
+pub(crate) struct ValueArgs {
+    /// Variant presets or rules TOML files, comma-separated; every preset when left out.
+    #[arg(long, value_delimiter = ',')]
+    variant: Vec<String>,
+    /// Board side (an N x N board).
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(4..=16))]
+    size: u8,
+    /// The search: `auto` is alpha-beta with the bitboard solver where the rules allow it,
+    /// alpha-beta alone elsewhere; `minimax` plays every line out (small boards only).
+    #[arg(long, value_enum, default_value_t = SearchArg::Auto)]
+    search: SearchArg,
+    /// Also value each start by minimax, the independent reference (and by alpha-beta
+    /// alone where the first search used the solver), and fail when two disagree.
+    #[arg(long)]
+    check: bool,
+    /// Log2 of the transposition table's entries (8 to 24; 24 takes 400 MB).
+    #[arg(long, default_value_t = 22, value_parser = clap::value_parser!(u32).range(8..=24))]
+    table_bits: u32,
+    /// Give up a search after this many seconds (a variant whose tree is too large for it
+    /// is reported and the next one is searched); no limit when left out.
+    #[arg(long, value_parser = parse_seconds)]
+    seconds: Option<f64>,
+    /// Print one JSON object per search instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(seconds) if seconds > 0.0 && seconds <= 1e6 => Ok(seconds),
+        _ => Err(format!("{text}: not a number of seconds in (0, 1000000]")),
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum SearchArg {
+    Auto,
+    AlphaBeta,
+    Solver,
+    Minimax,
+}
+
+pub(crate) fn run(args: &ValueArgs) -> anyhow::Result<()> {
+    let variants: Vec<String> = if args.variant.is_empty() {
+        Preset::ALL.iter().map(|p| p.name().to_owned()).collect()
+    } else {
+        args.variant.clone()
+    };
+    let mut out = std::io::stdout().lock();
+    if !args.json {
+        writeln!(
+            out,
+            "{:<22} {:>5} {:>5} {:>8} {:>7} {:>17} {:>8} {:<22} {:>14} {:>9}",
+            "variant",
+            "board",
+            "first",
+            "margin",
+            "outcome",
+            "win/draw/loss %",
+            "openings",
+            "search",
+            "nodes",
+            "seconds"
+        )?;
+    }
+    let mut disagreements = Vec::new();
+    for variant in &variants {
+        let rules = Rules::load(variant, Some(args.size))
+            .with_context(|| format!("--variant {variant} --size {}", args.size))?;
+        let solvable = ExactSolver::new(&rules).is_some();
+        let first = match args.search {
+            SearchArg::Auto => ValueSearch::AlphaBeta {
+                solver_leaves: solvable,
+            },
+            SearchArg::AlphaBeta => ValueSearch::AlphaBeta {
+                solver_leaves: false,
+            },
+            SearchArg::Solver if !solvable => {
+                bail!("--search solver: the bitboard solver cannot play {variant}")
+            }
+            SearchArg::Solver => ValueSearch::AlphaBeta {
+                solver_leaves: true,
+            },
+            SearchArg::Minimax => ValueSearch::Minimax,
+        };
+        let mut searches = vec![first];
+        if args.check {
+            for other in [
+                ValueSearch::AlphaBeta {
+                    solver_leaves: false,
+                },
+                ValueSearch::Minimax,
+            ] {
+                if !searches.contains(&other) {
+                    searches.push(other);
+                }
+            }
+        }
+        let mut values: Vec<(ValueSearch, StartValue)> = Vec::new();
+        for search in searches {
+            let limit = args.seconds.map(Duration::from_secs_f64);
+            let value = flipzero_core::with_width!(rules.square_count(), W => {
+                start_value::<W>(&rules, search, args.table_bits, limit)
+            });
+            match value {
+                Ok(value) => {
+                    print_value(&mut out, args.json, variant, &rules, search, &value)?;
+                    values.push((search, value));
+                }
+                // One variant's tree too large for the limit leaves the others to search.
+                Err(reason) if args.seconds.is_some() => {
+                    print_open(&mut out, args.json, variant, &rules, search, &reason)?;
+                }
+                Err(reason) => bail!("{variant} by {}: {reason}", search.name()),
+            }
+        }
+        let Some((first_search, first_value)) = values.first() else {
+            continue;
+        };
+        for (search, value) in &values[1..] {
+            if !same_value(first_value, value) {
+                disagreements.push(format!(
+                    "{variant}: {} and {} disagree",
+                    first_search.name(),
+                    search.name()
+                ));
+            }
+        }
+    }
+    if !disagreements.is_empty() {
+        bail!("{}", disagreements.join("; "));
+    }
+    Ok(())
+}
+
+/// Whether two searches found the same value (the margins to within rounding of means).
+fn same_value(a: &StartValue, b: &StartValue) -> bool {
+    let margins_agree = match (a.margin, b.margin) {
+        (Some(x), Some(y)) => (x - y).abs() < 1e-9,
+        (None, None) => true,
+        _ => false,
+    };
+    let outcomes_agree = a
+        .outcome
+        .iter()
+        .zip(&b.outcome)
+        .all(|(x, y)| (x - y).abs() < 1e-9);
+    margins_agree && outcomes_agree && a.first_player == b.first_player
+}
+
+/// A search that did not finish: the variant stays open.
+fn print_open(
+    out: &mut impl Write,
+    json: bool,
+    variant: &str,
+    rules: &Rules,
+    search: ValueSearch,
+    reason: &str,
+) -> anyhow::Result<()> {
+    let board = format!("{}x{}", rules.rows(), rules.cols());
+    if json {
+        let record = serde_json::json!({
+            "variant": variant,
+            "board": board,
+            "search": search.name(),
+            "open": reason,
+        });
+        writeln!(out, "{record}")?;
+    } else {
+        writeln!(
+            out,
+            "{variant:<22} {board:>5} open: {reason} ({})",
+            search.name()
+        )?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn print_value(
+    out: &mut impl Write,
+    json: bool,
+    variant: &str,
+    rules: &Rules,
+    search: ValueSearch,
+    value: &StartValue,
+) -> anyhow::Result<()> {
+    let first = match value.first_player {
+        Some(Color::Black) => "black",
+        Some(Color::White) => "white",
+        None => "either",
+    };
+    let board = format!("{}x{}", rules.rows(), rules.cols());
+    if json {
+        let record = serde_json::json!({
+            "variant": variant,
+            "board": board,
+            "first_player": first,
+            "margin": value.margin,
+            "win": value.outcome[0],
+            "draw": value.outcome[1],
+            "loss": value.outcome[2],
+            "openings": value.openings,
+            "search": search.name(),
+            "nodes": value.nodes,
+            "seconds": value.seconds,
+        });
+        writeln!(out, "{record}")?;
+    } else {
+        let outcome = match value.outcome {
+            [win, _, _] if win == 1.0 => "win",
+            [_, draw, _] if draw == 1.0 => "draw",
+            [_, _, loss] if loss == 1.0 => "loss",
+            _ => "mixed",
+        };
+        let margin = value
+            .margin
+            .map_or_else(|| "line".to_owned(), |m| format!("{m:+.2}"));
+        let shares = format!(
+            "{:.1}/{:.1}/{:.1}",
+            100.0 * value.outcome[0],
+            100.0 * value.outcome[1],
+            100.0 * value.outcome[2]
+        );
+        writeln!(
+            out,
+            "{variant:<22} {board:>5} {first:>5} {margin:>8} {outcome:>7} {shares:>17} {:>8} {:<22} {:>14} {:>9.2}",
+            value.openings,
+            search.name(),
+            value.nodes,
+            value.seconds
+        )?;
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,112 @@
+//! Values of whole variants from their start: alpha-beta, alpha-beta with the bitboard solver
+//! and plain minimax agree on small boards, and the solver's own value of the start
+//! confirms them where it applies.
+
+use std::time::Duration;
+
+use flipzero_core::{Color, Geometry, Position, Preset, Rules};
+use flipzero_engine::game_value::{StartValue, ValueSearch, start_value};
+use flipzero_engine::solve_for;
+
+fn value(rules: &Rules, search: ValueSearch) -> StartValue {
+    start_value::<u64>(rules, search, 16, None).unwrap()
+}
+
+const ALPHA_BETA: ValueSearch = ValueSearch::AlphaBeta {
+    solver_leaves: false,
+};
+const WITH_SOLVER: ValueSearch = ValueSearch::AlphaBeta {
+    solver_leaves: true,
+};
+
+#[test]
+fn four_by_four_othello_is_valued_alike_by_every_search_and_the_solver() {
+    let rules = Preset::Othello.rules(Some(4)).unwrap();
+    let by_search = value(&rules, ALPHA_BETA);
+    assert_eq!(by_search.first_player, Some(Color::Black));
+    assert_eq!(by_search.openings, 1);
+    for other in [WITH_SOLVER, ValueSearch::Minimax] {
+        let found = value(&rules, other);
+        assert_eq!(found.margin, by_search.margin, "{}", other.name());
+        assert_eq!(found.outcome, by_search.outcome, "{}", other.name());
+    }
+    // The solver alone, on the bitboard start position.
+    let start = Position::<u64>::start(Geometry::get(4, 4).unwrap());
+    let solved = solve_for(&start, flipzero_engine::exact::solver_goal(&rules).unwrap());
+    assert_eq!(by_search.margin, Some(f64::from(solved.score)));
+    let margin = by_search.margin.unwrap();
+    let expected = [margin > 0.0, margin == 0.0, margin < 0.0].map(|b| f64::from(u8::from(b)));
+    assert_eq!(by_search.outcome, expected);
+    // Minimax visits every line; alpha-beta far fewer.
+    assert!(value(&rules, ValueSearch::Minimax).nodes > 2 * by_search.nodes);
+}
+
+#[test]
+fn anti_othello_margins_count_fewer_discs_as_better() {
+    let rules = Preset::Anti.rules(Some(4)).unwrap();
+    let found = value(&rules, WITH_SOLVER);
+    let reference = value(&rules, ValueSearch::Minimax);
+    assert_eq!(
+        (found.margin, found.outcome),
+        (reference.margin, reference.outcome)
+    );
+    let start = Position::<u64>::start(Geometry::get(4, 4).unwrap());
+    // The preset's own count (its scoring of empty squares), for fewer discs.
+    let goal = flipzero_engine::exact::solver_goal(&rules).unwrap();
+    assert!(goal.fewest_discs);
+    assert_eq!(found.margin, Some(f64::from(solve_for(&start, goal).score)));
+}
+
+#[test]
+fn a_random_start_is_the_mean_over_its_openings() {
+    let rules = Preset::RandomOpening.rules(Some(4)).unwrap();
+    let by_search = value(&rules, ALPHA_BETA);
+    let by_minimax = value(&rules, ValueSearch::Minimax);
+    assert!(by_search.openings > 10, "{by_search:?}");
+    assert_eq!(by_search.openings, by_minimax.openings);
+    let total: f64 = by_search.outcome.iter().sum();
+    assert!((total - 1.0).abs() < 1e-9, "{by_search:?}");
+    for (a, b) in by_search.outcome.iter().zip(&by_minimax.outcome) {
+        assert!((a - b).abs() < 1e-9, "{by_search:?} {by_minimax:?}");
+    }
+    let (a, b) = (by_search.margin.unwrap(), by_minimax.margin.unwrap());
+    assert!((a - b).abs() < 1e-9, "{a} {b}");
+    // Drawn openings differ: the chances are not all on one outcome.
+    assert!(by_search.outcome.iter().all(|&p| p < 1.0), "{by_search:?}");
+}
+
+#[test]
+fn every_preset_that_fills_a_square_a_turn_agrees_with_minimax_on_four_by_four() {
+    for preset in Preset::ALL {
+        let Ok(rules) = preset.rules(Some(4)) else {
+            continue;
+        };
+        if !flipzero_engine::search::fills_a_square_per_turn(&rules) {
+            continue;
+        }
+        let limit = Some(Duration::from_secs(60));
+        let Ok(reference) = start_value::<u64>(&rules, ValueSearch::Minimax, 16, limit) else {
+            continue;
+        };
+        let found = value(&rules, ALPHA_BETA);
+        assert_eq!(found.margin, reference.margin, "{preset}");
+        assert_eq!(found.outcome, reference.outcome, "{preset}");
+        assert_eq!(found.first_player, reference.first_player, "{preset}");
+    }
+}
+
+#[test]
+fn a_search_past_its_limit_says_so() {
+    let rules = Preset::Othello.rules(Some(6)).unwrap();
+    let error =
+        start_value::<u64>(&rules, ALPHA_BETA, 16, Some(Duration::from_millis(50))).unwrap_err();
+    assert!(error.contains("not finished within 0.05 s"), "{error}");
+    let error = start_value::<u64>(
+        &rules,
+        ValueSearch::Minimax,
+        16,
+        Some(Duration::from_millis(50)),
+    )
+    .unwrap_err();
+    assert!(error.contains("not finished"), "{error}");
+}
