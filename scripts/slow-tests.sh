@@ -11,5 +11,7 @@ release=(cargo test --release --locked)
 # FFO #20-#39 (2 to 3 minutes) and 6x6 Othello solved from the start (about a minute).
 "${release[@]}" -p flipzero-engine --test solver -- --ignored \
     ffo_20_to_39_reach_their_published_scores six_by_six_othello_is_a_white_win_by_four
+# The 4x4 presets whose minimax visits millions of positions, against alpha-beta: half a minute.
+"${release[@]}" -p flipzero-engine --test game_value -- --ignored the_slow_presets_agree_with_minimax
 echo "not run here (about a quarter of an hour): 6x6 anti-Othello from the start:"
 echo "  cargo test --release -p flipzero-engine --test solver -- --ignored six_by_six_anti_othello_is_a_black_win"

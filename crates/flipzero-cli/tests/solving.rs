@@ -193,3 +193,84 @@ fn tune_fits_probcut_lines_that_the_engine_then_cuts_with() {
     );
     std::fs::remove_dir_all(&directory).unwrap();
 }
+
+#[test]
+fn value_reports_the_published_four_by_four_result_and_checks_it_by_minimax() {
+    // 4x4 Othello is a second-player win, 3-11 with two squares empty (the empties go to
+    // the winner here: 3-13); anti-Othello's first player wins. `--check` fails on any
+    // disagreement between alpha-beta with the solver, alpha-beta alone and minimax.
+    let output = succeeding(&[
+        "value",
+        "--variant",
+        "othello,anti",
+        "--size",
+        "4",
+        "--check",
+        "--json",
+    ]);
+    let records = json_lines(&output.stdout);
+    let searches: Vec<&str> = records
+        .iter()
+        .map(|r| r["search"].as_str().unwrap())
+        .collect();
+    assert_eq!(searches.len(), 6, "{records:?}");
+    assert!(searches.contains(&"minimax"), "{searches:?}");
+    for record in &records {
+        let (margin, win, loss) = match record["variant"].as_str().unwrap() {
+            "othello" => (-10.0, 0.0, 1.0),
+            "anti" => (3.0, 1.0, 0.0),
+            other => panic!("unexpected variant {other}"),
+        };
+        assert_eq!(record["first_player"], "black", "{record}");
+        assert_eq!(record["margin"].as_f64(), Some(margin), "{record}");
+        assert_eq!(record["win"].as_f64(), Some(win), "{record}");
+        assert_eq!(record["loss"].as_f64(), Some(loss), "{record}");
+        assert!(record["nodes"].as_u64().unwrap() > 0, "{record}");
+    }
+}
+
+#[test]
+fn value_reports_a_tree_too_large_for_its_time_as_open() {
+    let output = succeeding(&[
+        "value",
+        "--variant",
+        "othello",
+        "--size",
+        "8",
+        "--seconds",
+        "0.2",
+        "--json",
+    ]);
+    let record = &json_lines(&output.stdout)[0];
+    let open = record["open"].as_str().unwrap();
+    assert!(open.contains("not finished within 0.2 s"), "{record}");
+    assert!(record.get("margin").is_none(), "{record}");
+    // Sacrifices repeat positions: a line past the limit leaves the variant open too.
+    let output = succeeding(&[
+        "value",
+        "--variant",
+        "sacrifice,othello",
+        "--max-turns",
+        "30",
+        "--json",
+    ]);
+    let records = json_lines(&output.stdout);
+    let open = records[0]["open"].as_str().unwrap();
+    assert!(open.contains("a line went past 30 turns"), "{records:?}");
+    assert_eq!(records[1]["margin"].as_f64(), Some(-10.0), "{records:?}");
+}
+
+#[test]
+fn value_refuses_bad_arguments_by_name() {
+    let error = failing(&["value", "--variant", "no-such-variant"]);
+    assert!(error.contains("no-such-variant"), "{error}");
+    let error = failing(&["value", "--seconds", "0"]);
+    assert!(error.contains("--seconds"), "{error}");
+    let error = failing(&["value", "--max-turns", "0"]);
+    assert!(error.contains("--max-turns"), "{error}");
+    let error = failing(&["value", "--variant", "sacrifice", "--search", "solver"]);
+    assert!(
+        error.contains("the bitboard solver cannot play sacrifice"),
+        "{error}"
+    );
+}

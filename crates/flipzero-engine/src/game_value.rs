@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use flipzero_core::rules::StartSpec;
 use flipzero_core::{Bitboard, Color, Game, Rules, notation};
 
-use crate::search::{Engine, MinimaxCount, SearchConfig, minimax_to_the_end};
+use crate::search::{Engine, MinimaxCount, SearchConfig, Unfinished, minimax_to_the_end};
 use crate::{ExactSolver, WeightsFile};
 
 /// Engine values per disc of margin (`Engine::margin_value`: 50 per half disc).
@@ -69,18 +69,42 @@ pub struct StartValue {
     pub seconds: f64,
 }
 
+/// When a value search gives up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ValueLimits {
+    /// Wall-clock time for the whole start (every opening); `None`: no limit.
+    pub time: Option<Duration>,
+    /// The longest line searched, in turns from where play starts. Where every turn fills a
+    /// square no game comes near [`ValueLimits::for_rules`]'s default; under sacrifices and
+    /// neutral swaps positions can repeat (up to the repetition limit), so that lines, and
+    /// the memory a depth-first search holds for them, grow far beyond the board.
+    pub max_turns: u16,
+}
+
+impl ValueLimits {
+    /// No time limit, and lines up to four turns a square of the board.
+    pub fn for_rules(rules: &Rules) -> Self {
+        let squares = u16::from(rules.rows()) * u16::from(rules.cols());
+        Self {
+            time: None,
+            max_turns: squares.saturating_mul(4),
+        }
+    }
+}
+
 /// The value of the start of `rules` by `search`, with a transposition table of
-/// `2^table_bits` entries, within `limit` of wall-clock time.
+/// `2^table_bits` entries, within `limits`.
 ///
 /// # Errors
 /// When the solver is asked for and cannot play these rules, a random start cannot be
-/// built, or the search does not finish within `limit`.
+/// built, or the search does not finish within the limits (the message says which).
 pub fn start_value<W: Bitboard>(
     rules: &Rules,
     search: ValueSearch,
     table_bits: u32,
-    limit: Option<Duration>,
+    limits: ValueLimits,
 ) -> Result<StartValue, String> {
+    let limit = limits.time;
     if search
         == (ValueSearch::AlphaBeta {
             solver_leaves: true,
@@ -108,27 +132,38 @@ pub fn start_value<W: Bitboard>(
     let mut outcome = [0.0; 3];
     let mut first_players = Vec::new();
     for (game, weight) in &openings {
-        let unfinished = || match limit {
-            Some(limit) => format!("not finished within {} s", limit.as_secs_f64()),
-            None => "stopped".to_owned(),
+        let unfinished = |why: Unfinished| match (why, limit) {
+            (Unfinished::LineTooLong, _) => format!(
+                "a line went past {} turns: these rules need not fill a square a turn, so \
+                 the tree is not bounded by the board",
+                limits.max_turns
+            ),
+            (Unfinished::Limit, Some(limit)) => {
+                format!("not finished within {} s", limit.as_secs_f64())
+            }
+            (Unfinished::Limit, None) => "stopped".to_owned(),
         };
         let value = match search {
             ValueSearch::AlphaBeta { solver_leaves } => {
                 let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
                 engine.set_time(left.map(|left| left.max(Duration::from_millis(1))));
-                let value = engine.exact_value_with(game, solver_leaves);
+                let value = engine.exact_value_with(game, solver_leaves, limits.max_turns);
                 nodes += engine.nodes();
-                value.ok_or_else(unfinished)?
+                value.map_err(unfinished)?
             }
             ValueSearch::Minimax => {
                 let mut count = MinimaxCount {
                     deadline,
+                    max_turns: Some(limits.max_turns),
                     ..MinimaxCount::default()
                 };
                 let value = minimax_to_the_end(&engine, game, &mut count);
                 nodes += count.nodes;
+                if count.line_too_long {
+                    return Err(unfinished(Unfinished::LineTooLong));
+                }
                 if count.stopped {
-                    return Err(unfinished());
+                    return Err(unfinished(Unfinished::Limit));
                 }
                 value
             }

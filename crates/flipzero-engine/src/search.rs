@@ -312,7 +312,22 @@ pub struct Engine<W: Bitboard> {
     /// Whether a search to the end hands every position the bitboard solver can finish to
     /// it (the values of whole games, `crate::game_value`); otherwise only the root does.
     solver_leaves: bool,
+    /// A search to the end stops at a line longer than this many turns (values of whole
+    /// games under rules whose turns need not fill a square); no limit by default.
+    max_line_turns: u16,
+    /// Set when a line went past `max_line_turns`.
+    line_too_long: bool,
     rng: ChaCha8Rng,
+}
+
+/// Why a search to the end gave no value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unfinished {
+    /// The time or node limit stopped it.
+    Limit,
+    /// A line went past the turns allowed: the rules let play repeat positions, so the tree
+    /// is not bounded by the board.
+    LineTooLong,
 }
 
 /// Whether every turn fills a square, so that a search to the end stays near: not with
@@ -348,6 +363,8 @@ impl<W: Bitboard> Engine<W> {
             deadline: None,
             stopped: false,
             solver_leaves: false,
+            max_line_turns: u16::MAX,
+            line_too_long: false,
             rng: ChaCha8Rng::seed_from_u64(config.seed),
             rules: rules.clone(),
             config,
@@ -501,6 +518,7 @@ impl<W: Bitboard> Engine<W> {
     fn start_clock(&mut self) {
         self.nodes = 0;
         self.stopped = false;
+        self.line_too_long = false;
         self.node_limit = self.config.nodes.unwrap_or(u64::MAX);
         self.deadline = self
             .config
@@ -623,6 +641,11 @@ impl<W: Bitboard> Engine<W> {
         if depth == 0 {
             return self.static_value(game);
         }
+        if depth == TO_THE_END && game.turns() > self.max_line_turns {
+            self.line_too_long = true;
+            self.stopped = true;
+            return 0;
+        }
         let key = game.hash();
         let slot = self.slot(key);
         let entry = self.table[slot];
@@ -646,7 +669,15 @@ impl<W: Bitboard> Engine<W> {
             && self.solver_leaves
             && let Some((position, goal)) = self.as_position(game)
         {
-            let solution = solve_one_best(&position, goal);
+            // The solver keeps the search's clock: a leaf far from the end must not outlive it.
+            let solution = match self.deadline {
+                Some(deadline) => solve_one_best_by(&position, goal, deadline),
+                None => Some(solve_one_best(&position, goal)),
+            };
+            let Some(solution) = solution else {
+                self.stopped = true;
+                return 0;
+            };
             self.nodes += solution.nodes;
             let value = self.solved_value(game, solution.score);
             self.table[slot] = Entry {
@@ -1101,8 +1132,12 @@ pub struct MinimaxCount {
     pub nodes: u64,
     /// Past this instant the search stops and its value means nothing.
     pub deadline: Option<Instant>,
-    /// Set when the deadline stopped it.
+    /// A line longer than this many turns stops the search (`None`: no limit).
+    pub max_turns: Option<u16>,
+    /// Set when the deadline or the line limit stopped it.
     pub stopped: bool,
+    /// Set when a line went past `max_turns`.
+    pub line_too_long: bool,
 }
 
 /// [`minimax`] to the end of the game (every line played out: no pruning, no table, no
@@ -1137,6 +1172,11 @@ fn minimax_counting<W: Bitboard>(
     }
     if depth == 0 && !game.awaits_chance() {
         return engine.static_value(game);
+    }
+    if count.max_turns.is_some_and(|most| game.turns() > most) {
+        count.line_too_long = true;
+        count.stopped = true;
+        return 0;
     }
     let values = game
         .legal_decisions(&engine.rules)
@@ -1179,15 +1219,29 @@ impl<W: Bitboard> Engine<W> {
 
     /// The exact value of a position by alpha-beta to the end; with `solver_leaves`, every
     /// position on the way that the bitboard solver can finish is given to it. The positions
-    /// visited (the solver's included) are [`Engine::nodes`].
-    /// `None` when the config's time or node limit stopped the search.
-    pub fn exact_value_with(&mut self, game: &Game<W>, solver_leaves: bool) -> Option<i32> {
+    /// visited (the solver's included) are [`Engine::nodes`]. A line longer than
+    /// `max_turns` turns (counted as [`Game::turns`]) stops the search.
+    ///
+    /// # Errors
+    /// [`Unfinished`]: the config's time or node limit, or the line limit, stopped it.
+    pub fn exact_value_with(
+        &mut self,
+        game: &Game<W>,
+        solver_leaves: bool,
+        max_turns: u16,
+    ) -> Result<i32, Unfinished> {
         self.start_clock();
         self.solver_leaves = solver_leaves;
+        self.max_line_turns = max_turns;
         let infinity = 4 * self.rule_win();
         let value = self.negamax(game, TO_THE_END, -infinity, infinity);
         self.solver_leaves = false;
-        (!self.stopped).then_some(value)
+        self.max_line_turns = u16::MAX;
+        match (self.stopped, self.line_too_long) {
+            (false, _) => Ok(value),
+            (true, true) => Err(Unfinished::LineTooLong),
+            (true, false) => Err(Unfinished::Limit),
+        }
     }
 
     /// Positions the last search visited.

@@ -7,7 +7,7 @@ use anyhow::{Context, bail};
 use clap::{Args, ValueEnum};
 use flipzero_core::{Color, Preset, Rules};
 use flipzero_engine::ExactSolver;
-use flipzero_engine::game_value::{StartValue, ValueSearch, start_value};
+use flipzero_engine::game_value::{StartValue, ValueLimits, ValueSearch, start_value};
 
 /// Arguments of `flipzero value`.
 #[derive(Debug, Args)]
@@ -33,6 +33,12 @@ pub(crate) struct ValueArgs {
     /// is reported and the next one is searched); no limit when left out.
     #[arg(long, value_parser = parse_seconds)]
     seconds: Option<f64>,
+    /// The longest line searched, in turns (default: four a square of the board). Only
+    /// rules whose turns need not fill a square (sacrifices, neutral swaps) come near it; a
+    /// line past it leaves the variant open, where unbounded the search's memory would grow
+    /// with the line.
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    max_turns: Option<u16>,
     /// Print one JSON object per search instead of a table.
     #[arg(long)]
     json: bool,
@@ -111,20 +117,23 @@ pub(crate) fn run(args: &ValueArgs) -> anyhow::Result<()> {
         }
         let mut values: Vec<(ValueSearch, StartValue)> = Vec::new();
         for search in searches {
-            let limit = args.seconds.map(Duration::from_secs_f64);
+            let defaults = ValueLimits::for_rules(&rules);
+            let limits = ValueLimits {
+                time: args.seconds.map(Duration::from_secs_f64),
+                max_turns: args.max_turns.unwrap_or(defaults.max_turns),
+            };
             let value = flipzero_core::with_width!(rules.square_count(), W => {
-                start_value::<W>(&rules, search, args.table_bits, limit)
+                start_value::<W>(&rules, search, args.table_bits, limits)
             });
             match value {
                 Ok(value) => {
                     print_value(&mut out, args.json, variant, &rules, search, &value)?;
                     values.push((search, value));
                 }
-                // One variant's tree too large for the limit leaves the others to search.
-                Err(reason) if args.seconds.is_some() => {
+                // One variant's tree too large for the limits leaves the others to search.
+                Err(reason) => {
                     print_open(&mut out, args.json, variant, &rules, search, &reason)?;
                 }
-                Err(reason) => bail!("{variant} by {}: {reason}", search.name()),
             }
         }
         let Some((first_search, first_value)) = values.first() else {
@@ -220,12 +229,9 @@ fn print_value(
         });
         writeln!(out, "{record}")?;
     } else {
-        let outcome = match value.outcome {
-            [win, _, _] if win == 1.0 => "win",
-            [_, draw, _] if draw == 1.0 => "draw",
-            [_, _, loss] if loss == 1.0 => "loss",
-            _ => "mixed",
-        };
+        // A fixed start has one certain outcome; a drawn one may mix them.
+        let certain = value.outcome.iter().position(|&share| share == 1.0);
+        let outcome = certain.map_or("mixed", |index| ["win", "draw", "loss"][index]);
         let margin = value
             .margin
             .map_or_else(|| "line".to_owned(), |m| format!("{m:+.2}"));

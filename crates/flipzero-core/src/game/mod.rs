@@ -1299,7 +1299,9 @@ impl<W: Bitboard> Game<W> {
         }
         self.phase = Phase::TurnStart;
         self.side_to_move = self.side_to_move.opponent();
-        self.turns += 1;
+        // Sacrifices can make a game longer than the counter holds; it only feeds the hash
+        // (capped at 4) and the value searches' line limit.
+        self.turns = self.turns.saturating_add(1);
         self.finish_turn_checks(rules);
     }
 
