@@ -258,6 +258,19 @@ fn value_reports_a_tree_too_large_for_its_time_as_open() {
     let open = records[0]["open"].as_str().unwrap();
     assert!(open.contains("a line went past 30 turns"), "{records:?}");
     assert_eq!(records[1]["margin"].as_f64(), Some(-10.0), "{records:?}");
+    // Without --size each preset takes the smallest board it allows: biversi's two
+    // patterns need 6x6.
+    let output = succeeding(&[
+        "value",
+        "--variant",
+        "biversi,othello",
+        "--seconds",
+        "0.2",
+        "--json",
+    ]);
+    let records = json_lines(&output.stdout);
+    assert_eq!(records[0]["board"], "6x6", "{records:?}");
+    assert_eq!(records[1]["board"], "4x4", "{records:?}");
 }
 
 #[test]

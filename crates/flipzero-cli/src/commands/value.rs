@@ -15,9 +15,10 @@ pub(crate) struct ValueArgs {
     /// Variant presets or rules TOML files, comma-separated; every preset when left out.
     #[arg(long, value_delimiter = ',')]
     variant: Vec<String>,
-    /// Board side (an N x N board).
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u8).range(4..=16))]
-    size: u8,
+    /// Board side (an N x N board); when left out, each preset is valued on the smallest
+    /// even board it allows (4x4 for most, 6x6 for biversi) and a rules file on its own board.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(4..=16))]
+    size: Option<u8>,
     /// The search: `auto` is alpha-beta with the bitboard solver where the rules allow it,
     /// alpha-beta alone elsewhere; `minimax` plays every line out (small boards only).
     #[arg(long, value_enum, default_value_t = SearchArg::Auto)]
@@ -49,6 +50,31 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
         Ok(seconds) if seconds > 0.0 && seconds <= 1e6 => Ok(seconds),
         _ => Err(format!("{text}: not a number of seconds in (0, 1000000]")),
     }
+}
+
+/// The rules to value: on the board asked for, or a preset on the smallest even board its
+/// rules allow (a rules file keeps its own board).
+fn load_rules(variant: &str, size: Option<u8>) -> anyhow::Result<Rules> {
+    if let Some(size) = size {
+        return Rules::load(variant, Some(size))
+            .with_context(|| format!("--variant {variant} --size {size}"));
+    }
+    if variant.parse::<Preset>().is_err() {
+        return Rules::load(variant, None).with_context(|| format!("--variant {variant}"));
+    }
+    let mut first_error = None;
+    for side in (4..=16).step_by(2) {
+        match Rules::load(variant, Some(side)) {
+            Ok(rules) => return Ok(rules),
+            Err(error) => {
+                first_error.get_or_insert(error);
+            }
+        }
+    }
+    Err(anyhow::Error::new(
+        first_error.expect("at least one board was tried"),
+    ))
+    .with_context(|| format!("--variant {variant}: on no board from 4x4 to 16x16"))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -84,8 +110,7 @@ pub(crate) fn run(args: &ValueArgs) -> anyhow::Result<()> {
     }
     let mut disagreements = Vec::new();
     for variant in &variants {
-        let rules = Rules::load(variant, Some(args.size))
-            .with_context(|| format!("--variant {variant} --size {}", args.size))?;
+        let rules = load_rules(variant, args.size)?;
         let solvable = ExactSolver::new(&rules).is_some();
         let first = match args.search {
             SearchArg::Auto => ValueSearch::AlphaBeta {
