@@ -26,7 +26,9 @@ use rand_chacha::ChaCha8Rng;
 use crate::eval::{Evaluator, Weights, eval_bound};
 use crate::exact::ExactSolver;
 use crate::probcut::ProbCutSpec;
-use crate::solver::{Goal, Solution, solve_for, solve_one_best, solve_one_best_by};
+use crate::solver::{
+    Goal, Solution, solve_for, solve_in_window_by, solve_one_best, solve_one_best_by,
+};
 
 /// The depth of a search that runs to the end of the game.
 const TO_THE_END: u32 = u32::MAX;
@@ -504,6 +506,20 @@ impl<W: Bitboard> Engine<W> {
         Self::for_color(black, side)
     }
 
+    /// The solver's window (side-to-move scores) for the engine's window (`alpha`, `beta`):
+    /// a score at or below its low edge has a value at or below `alpha`, one at or above its
+    /// high edge a value at or above `beta`. [`Self::solved_value`] is a score times a disc's
+    /// value plus the komi, so the edges are the engine's bounds divided out, rounded outward
+    /// and kept within one past the largest margin.
+    fn solver_window(&self, game: &Game<W>, alpha: i32, beta: i32) -> (i32, i32) {
+        let offset = self.solved_value(game, 0);
+        let per_disc = self.solved_value(game, 1) - offset;
+        let most = game.geometry().square_count() as i32 + 1;
+        let low = (alpha - offset).div_euclid(per_disc);
+        let high = -(offset - beta).div_euclid(per_disc);
+        (low.clamp(-most, most - 1), high.clamp(1 - most, most))
+    }
+
     /// Whether to play `game` exactly rather than by a depth-limited search.
     fn plays_exactly(&self, game: &Game<W>) -> bool {
         let empties = game.empty().count();
@@ -669,22 +685,29 @@ impl<W: Bitboard> Engine<W> {
             && self.solver_leaves
             && let Some((position, goal)) = self.as_position(game)
         {
-            // The solver keeps the search's clock: a leaf far from the end must not outlive it.
-            let solution = match self.deadline {
-                Some(deadline) => solve_one_best_by(&position, goal, deadline),
-                None => Some(solve_one_best(&position, goal)),
-            };
-            let Some(solution) = solution else {
+            // The solver searches only the window the caller needs (a bound outside it
+            // suffices) and keeps the search's clock: a leaf far from the end must not
+            // outlive it.
+            let (low, high) = self.solver_window(game, alpha, beta);
+            let Some(solution) = solve_in_window_by(&position, goal, low, high, self.deadline)
+            else {
                 self.stopped = true;
                 return 0;
             };
             self.nodes += solution.nodes;
             let value = self.solved_value(game, solution.score);
+            let bound = if solution.score <= low {
+                Bound::Upper
+            } else if solution.score >= high {
+                Bound::Lower
+            } else {
+                Bound::Exact
+            };
             self.table[slot] = Entry {
                 key,
                 value,
                 depth,
-                bound: Bound::Exact,
+                bound,
                 best: 0,
             };
             return value;

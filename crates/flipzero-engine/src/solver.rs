@@ -764,8 +764,10 @@ enum Proof {
     EveryBestMove,
     /// The exact score and one move that reaches it.
     OneBestMove,
-    /// Win, draw or loss and one move that reaches it: a search in the window (-1, 1).
-    Outcome,
+    /// The score inside the window (`low`, `high`), or that window's edge when the score is
+    /// at or beyond it (a bound: at most `low`, at least `high`), with one move that reaches
+    /// it; win, draw or loss is the window (-1, 1).
+    Window { low: i32, high: i32 },
 }
 
 /// The solve; `None` when `deadline` passed before it finished.
@@ -788,13 +790,10 @@ fn solve_with<W: Bitboard, L: Layout<W>>(
     let limit = geometry.square_count() as i32;
     // Scores outside the window are bounds; an outcome only needs their sign.
     let (low, high) = match proof {
-        Proof::Outcome => (-1, 1),
+        Proof::Window { low, high } => (low, high),
         Proof::EveryBestMove | Proof::OneBestMove => (-limit, limit),
     };
-    let reported = |score: i32| match proof {
-        Proof::Outcome => score.signum(),
-        Proof::EveryBestMove | Proof::OneBestMove => score,
-    };
+    let reported = |score: i32| score.clamp(low, high);
     if empties == 0 || position.legal_moves().is_empty() {
         let score = if empties == 0 {
             search.final_score(player, opponent)
@@ -865,7 +864,7 @@ fn solve_with<W: Bitboard, L: Layout<W>>(
         if search.stopped {
             return None;
         }
-        // A bound outside an outcome's window counts as the window's edge.
+        // A bound outside a window counts as the window's edge.
         let score = score.clamp(low, high);
         searched.push((child, score));
         if score > best {
@@ -928,7 +927,29 @@ pub fn solve_one_best_by<W: Bitboard>(
 /// (-1, 1), much cheaper than the exact score): the solution's score is 1, 0 or -1, with one
 /// move that reaches that outcome.
 pub fn solve_outcome<W: Bitboard>(position: &Position<W>, goal: Goal) -> Solution {
-    solve_fully(position, goal, Proof::Outcome)
+    solve_fully(position, goal, Proof::Window { low: -1, high: 1 })
+}
+
+/// Solves a position within the window (`low`, `high`), `low < high`, given up when
+/// `deadline` passes first: the score when it lies strictly inside, else the window's edge
+/// as a bound (`low`: the score is at most `low`; `high`: at least `high`). A narrow window
+/// is much cheaper than the exact score, which is all a search that only needs to know
+/// whether a position beats its bounds asks for.
+pub fn solve_in_window_by<W: Bitboard>(
+    position: &Position<W>,
+    goal: Goal,
+    low: i32,
+    high: i32,
+    deadline: Option<Instant>,
+) -> Option<Solution> {
+    assert!(low < high, "an empty window ({low}, {high})");
+    flipzero_core::with_layout!(position.geometry(), W, |layout| solve_with(
+        position,
+        goal,
+        Proof::Window { low, high },
+        deadline,
+        layout
+    ))
 }
 
 #[cfg(test)]

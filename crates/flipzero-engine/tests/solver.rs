@@ -2,7 +2,8 @@
 
 use flipzero_core::{Geometry, Position, Square};
 use flipzero_engine::{
-    Goal, obf, solve, solve_for, solve_one_best, solve_one_best_by, solve_outcome,
+    Goal, obf, solve, solve_for, solve_in_window_by, solve_one_best, solve_one_best_by,
+    solve_outcome,
 };
 
 fn suite(name: &str) -> Vec<obf::ObfLine> {
@@ -140,6 +141,54 @@ fn every_goal_finds_the_minimax_score_and_best_moves() {
         }
     }
     assert_eq!(solve(&four).best_moves.len(), 4);
+}
+
+#[test]
+fn a_window_gives_the_score_inside_it_and_its_edge_as_a_bound_outside() {
+    // 4x4 positions two plies from the start: their minimax scores spread over -14..=10.
+    let four = Position::start(Geometry::<u64>::get(4, 4).unwrap());
+    let mut positions = Vec::new();
+    for first in four.legal_squares() {
+        let after = four.play_unchecked(first);
+        positions.extend(
+            after
+                .legal_squares()
+                .map(|reply| after.play_unchecked(reply)),
+        );
+    }
+    let mut inside = 0;
+    for fewest_discs in [false, true] {
+        let goal = Goal {
+            fewest_discs,
+            ..Goal::default()
+        };
+        for position in &positions {
+            let score = minimax_for(position, fewest_discs);
+            for (low, high) in [(-17, 17), (-1, 1), (score - 1, score), (score, score + 1)]
+                .into_iter()
+                .chain((-12..=12).step_by(3).map(|low| (low, low + 4)))
+            {
+                let solution = solve_in_window_by(position, goal, low, high, None).unwrap();
+                assert_eq!(
+                    solution.score,
+                    score.clamp(low, high),
+                    "{position} fewest {fewest_discs} window ({low}, {high})"
+                );
+                if low < score && score < high {
+                    inside += 1;
+                    // A position that must pass has no move to name.
+                    if let Some(&square) = solution.best_moves.first() {
+                        let reached = -minimax_for(&position.play_unchecked(square), fewest_discs);
+                        assert_eq!(reached, score, "{position} window ({low}, {high})");
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        inside > positions.len() * 2,
+        "{inside} windows held the score"
+    );
 }
 
 #[test]
