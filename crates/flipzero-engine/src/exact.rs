@@ -1,16 +1,16 @@
 //! Exact values of whole games: the bitboard solver applied to a [`Game`] of any rules it
 //! covers (Othello's moves on a plane board with a disc-count objective, whatever the size,
-//! start or komi), with the result told in the game's own terms: final margins by colour,
+//! start, komi or per-player supply), with the result told in the game's own terms: final margins by colour,
 //! outcomes with the komi counted, decisions rather than squares.
 //!
 //! Perfect play as a yardstick (the `perfect` agent, exact opening values, the policy
 //! accuracy of a network) and exact training targets are all built on this.
 
-use flipzero_core::game::Phase;
+use flipzero_core::game::{Phase, UNLIMITED};
 use flipzero_core::rules::{Objective, PassRule, Protocol, StartSpec, SupplySpec, Topology};
 use flipzero_core::{Bitboard, Color, Decision, Game, Position, Rules};
 
-use crate::solver::{Goal, Solution, solve_for, solve_one_best};
+use crate::solver::{Goal, Solution, Supplies, solve_for, solve_one_best};
 
 /// The solver's goal when `rules` are Othello's move rules with a disc-count objective,
 /// whatever the start, komi or board size; `None` for rules it cannot play.
@@ -31,6 +31,7 @@ pub fn solver_goal(rules: &Rules) -> Option<Goal> {
     othello_moves.then_some(Goal {
         fewest_discs,
         scoring: rules.scoring(),
+        supplies: None,
     })
 }
 
@@ -111,22 +112,27 @@ impl ExactSolver {
         })
     }
 
-    /// The goal it solves for.
-    pub fn goal(&self) -> Goal {
-        self.goal
+    /// The goal it solves `game` for: the objective, and the sides' supplies where the
+    /// rules limit them.
+    pub fn goal_for<W: Bitboard>(&self, game: &Game<W>) -> Goal {
+        let supply = |color: Color| game.supply(color)[0];
+        let mover = game.side_to_move();
+        let supplies = (supply(mover) != UNLIMITED).then(|| Supplies {
+            mover: u32::from(supply(mover)),
+            other: u32::from(supply(mover.opponent())),
+        });
+        Goal {
+            supplies,
+            ..self.goal
+        }
     }
 
     /// The game as a bitboard position when the solver can finish it exactly from here: not
-    /// over, at the start of a turn, past a placement opening, and with supplies that cannot
-    /// run out.
+    /// over, at the start of a turn and past a placement opening. It is to be solved for
+    /// [`Self::goal_for`] the game.
     pub fn position<W: Bitboard>(&self, game: &Game<W>) -> Option<Position<W>> {
-        let empties = game.empty().count();
-        let supplies_suffice = Color::ALL
-            .iter()
-            .all(|&color| u32::from(game.supply(color)[0]) >= empties);
         let opening_done = !self.placement_start || game.turns() >= 4;
-        if game.is_over() || game.phase() != Phase::TurnStart || !supplies_suffice || !opening_done
-        {
+        if game.is_over() || game.phase() != Phase::TurnStart || !opening_done {
             return None;
         }
         Position::new(
@@ -141,9 +147,10 @@ impl ExactSolver {
     /// The solver's raw solution of `game`, where it applies.
     pub fn solution<W: Bitboard>(&self, game: &Game<W>, proof: Proof) -> Option<Solution> {
         let position = self.position(game)?;
+        let goal = self.goal_for(game);
         Some(match proof {
-            Proof::OneBest => solve_one_best(&position, self.goal),
-            Proof::EveryBest => solve_for(&position, self.goal),
+            Proof::OneBest => solve_one_best(&position, goal),
+            Proof::EveryBest => solve_for(&position, goal),
         })
     }
 

@@ -5,7 +5,9 @@
 //! the engine's alpha-beta to the end ([`ValueSearch::AlphaBeta`], with its table and, where
 //! the rules allow, the bitboard solver for every position it can finish) and plain minimax
 //! ([`ValueSearch::Minimax`]: every line played out, no pruning, no table, no solver), which
-//! only small boards allow. A start the rules draw at random (random plies, a list of
+//! only small boards allow; where lines are too many for it, minimax with a memo of exact
+//! values ([`ValueSearch::MemoMinimax`]: each position searched once, still no pruning and no
+//! bounds) is the second search. A start the rules draw at random (random plies, a list of
 //! openings) is valued as the mean over the draw, each opening weighted by its probability.
 
 use std::collections::HashMap;
@@ -31,6 +33,9 @@ pub enum ValueSearch {
     },
     /// Every line to its end: the slow, independent reference.
     Minimax,
+    /// Every position to its end once, its exact value kept for the lines that reach it
+    /// again: the reference for trees with too many lines to play out.
+    MemoMinimax,
 }
 
 impl ValueSearch {
@@ -44,6 +49,7 @@ impl ValueSearch {
                 solver_leaves: false,
             } => "alpha-beta",
             ValueSearch::Minimax => "minimax",
+            ValueSearch::MemoMinimax => "minimax with memo",
         }
     }
 }
@@ -151,10 +157,11 @@ pub fn start_value<W: Bitboard>(
                 nodes += engine.nodes();
                 value.map_err(unfinished)?
             }
-            ValueSearch::Minimax => {
+            ValueSearch::Minimax | ValueSearch::MemoMinimax => {
                 let mut count = MinimaxCount {
                     deadline,
                     max_turns: Some(limits.max_turns),
+                    memo: (search == ValueSearch::MemoMinimax).then(HashMap::new),
                     ..MinimaxCount::default()
                 };
                 let value = minimax_to_the_end(&engine, game, &mut count);

@@ -18,6 +18,6 @@ pub use exact::{ExactSolver, ExactValue, Proof};
 pub use patterns::PatternModel;
 pub use search::{Choice, DecisionValue, Engine, SearchConfig};
 pub use solver::{
-    Goal, Solution, solve, solve_for, solve_in_window_by, solve_one_best, solve_one_best_by,
-    solve_outcome,
+    Goal, Solution, Supplies, solve, solve_for, solve_in_window_by, solve_one_best,
+    solve_one_best_by, solve_outcome,
 };

@@ -14,6 +14,7 @@
 //! Depth counts decisions: a multi-step turn (a neuversi drop, a rotation's orientations, a
 //! biversi second placement) takes several.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -495,7 +496,7 @@ impl<W: Bitboard> Engine<W> {
     /// The game as a bitboard position when the solver can finish it exactly from here.
     fn as_position(&self, game: &Game<W>) -> Option<(Position<W>, Goal)> {
         let exact = self.exact.as_ref()?;
-        Some((exact.position(game)?, exact.goal()))
+        Some((exact.position(game)?, exact.goal_for(game)))
     }
 
     /// The value of a solver's score (side-to-move margin, objective-signed) for that side.
@@ -1161,7 +1162,15 @@ pub struct MinimaxCount {
     pub stopped: bool,
     /// Set when a line went past `max_turns`.
     pub line_too_long: bool,
+    /// With a memo, each position's value is computed once and kept by [`Game::hash`]: every
+    /// line is still valued, but a position reached again is not searched again (no
+    /// pruning, no bounds: exact values only). Holds at most [`MINIMAX_MEMO_ENTRIES`].
+    pub memo: Option<HashMap<u64, i32>>,
 }
+
+/// The most positions a minimax memo keeps (about 3 GB); beyond it, new positions are
+/// searched without being kept.
+pub const MINIMAX_MEMO_ENTRIES: usize = 1 << 27;
 
 /// [`minimax`] to the end of the game (every line played out: no pruning, no table, no
 /// solver), counting what it visits in `count`.
@@ -1201,6 +1210,27 @@ fn minimax_counting<W: Bitboard>(
         count.stopped = true;
         return 0;
     }
+    let key = (depth == TO_THE_END && count.memo.is_some()).then(|| game.hash());
+    if let Some(&value) = key.and_then(|key| count.memo.as_ref()?.get(&key)) {
+        return value;
+    }
+    let value = minimax_children(engine, game, depth, count);
+    if let (Some(key), Some(memo)) = (key, count.memo.as_mut())
+        && !count.stopped
+        && memo.len() < MINIMAX_MEMO_ENTRIES
+    {
+        memo.insert(key, value);
+    }
+    value
+}
+
+/// The minimax value of an unfinished `game` from its children's.
+fn minimax_children<W: Bitboard>(
+    engine: &Engine<W>,
+    game: &Game<W>,
+    depth: u32,
+    count: &mut MinimaxCount,
+) -> i32 {
     let values = game
         .legal_decisions(&engine.rules)
         .into_iter()

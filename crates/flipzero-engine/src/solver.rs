@@ -1,6 +1,7 @@
 //! Exact endgame solver for Othello-move games on any board: the final disc margin under
 //! perfect play, by default counted with empty squares going to the winner (the FFO
-//! convention); a [`Goal`] selects raw counting or the fewest-discs objective (anti-Othello).
+//! convention); a [`Goal`] selects raw counting, the fewest-discs objective (anti-Othello)
+//! and limited supplies of discs (classic reversi: a side with none left passes).
 //!
 //! Negamax alpha-beta with a principal-variation (null-window) search; a transposition table,
 //! and a small one for the positions near the end; a stability cut-off; moves ordered by the
@@ -51,13 +52,27 @@ const LOCAL_TABLE_BITS: u32 = 16;
 /// Below this many empties the transposition table is not consulted.
 const TABLE_EMPTIES: u32 = 7;
 
-/// What the solver maximises for the side to move.
+/// What the solver maximises for the side to move, and the one rule beyond Othello's moves
+/// that it can play by: a limited supply of discs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Goal {
     /// Fewer discs win (anti-Othello): the solver maximises the negated margin.
     pub fewest_discs: bool,
     /// How the final margin is counted.
     pub scoring: Scoring,
+    /// Discs left to each side where the rules limit them (classic reversi); `None`: no limit.
+    pub supplies: Option<Supplies>,
+}
+
+/// Discs left to the two sides of a position. A side with none left passes while the other
+/// plays on; the game ends when neither can move. A move spends one of the mover's discs, so
+/// the two supplies less the empty squares stay the same all game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Supplies {
+    /// The side to move's discs.
+    pub mover: u32,
+    /// The other side's discs.
+    pub other: u32,
 }
 
 impl Default for Goal {
@@ -66,6 +81,7 @@ impl Default for Goal {
         Self {
             fewest_discs: false,
             scoring: Scoring::WinnerTakesEmpties,
+            supplies: None,
         }
     }
 }
@@ -136,9 +152,15 @@ impl Table {
     }
 }
 
-fn table_key<W: Bitboard>(player: W, opponent: W) -> u64 {
+/// The table's key of a position, with the mover's supply where supplies are limited.
+#[inline(always)]
+fn table_key<W: Bitboard>(player: W, opponent: W, supply: Option<u32>) -> u64 {
     let mut key = 0x9e37_79b9_7f4a_7c15u64;
-    for word in player.words().chain(opponent.words()) {
+    for word in player
+        .words()
+        .chain(opponent.words())
+        .chain(supply.map(u64::from))
+    {
         key = (key ^ word).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         key ^= key >> 29;
     }
@@ -241,6 +263,8 @@ struct Search<W: Bitboard, L: Layout<W>> {
     next_check: u64,
     /// Set once the deadline passed: every search returns at once, and the solve has no result.
     stopped: bool,
+    /// Both supplies less the empty squares, where supplies are limited: the same all game.
+    supply_offset: i32,
 }
 
 impl<W: Bitboard, L: Layout<W>> Search<W, L> {
@@ -274,7 +298,15 @@ impl<W: Bitboard, L: Layout<W>> Search<W, L> {
             deadline: None,
             next_check: u64::MAX,
             stopped: false,
+            supply_offset: 0,
         }
+    }
+
+    /// The other side's discs when the mover has `supply` of them and `empties` squares are
+    /// empty (limited supplies only).
+    #[inline(always)]
+    fn other_supply(&self, empties: u32, supply: u32) -> u32 {
+        (empties as i32 + self.supply_offset - supply as i32) as u32
     }
 
     /// Whether the deadline passed; looks at the clock once every [`DEADLINE_CHECK_NODES`].
@@ -300,18 +332,29 @@ impl<W: Bitboard, L: Layout<W>> Search<W, L> {
             }
     }
 
-    /// The score with one empty square left, without building the children.
+    /// The score with one empty square left, without building the children; `supply` is the
+    /// mover's, read only under `LIMITED` supplies.
     #[inline(always)]
-    fn last_square(&mut self, player: W, opponent: W, index: u32) -> i32 {
+    fn last_square<const LIMITED: bool>(
+        &mut self,
+        player: W,
+        opponent: W,
+        index: u32,
+        supply: u32,
+    ) -> i32 {
         self.nodes += 1;
         let difference = player.count() as i32 - opponent.count() as i32;
-        let mine = flips(self.layout, player, opponent, index).count() as i32;
-        if mine > 0 {
-            return self.sign * (difference + 2 * mine + 1);
+        if !LIMITED || supply > 0 {
+            let mine = flips(self.layout, player, opponent, index).count() as i32;
+            if mine > 0 {
+                return self.sign * (difference + 2 * mine + 1);
+            }
         }
-        let theirs = flips(self.layout, opponent, player, index).count() as i32;
-        if theirs > 0 {
-            return self.sign * (difference - 2 * theirs - 1);
+        if !LIMITED || self.other_supply(1, supply) > 0 {
+            let theirs = flips(self.layout, opponent, player, index).count() as i32;
+            if theirs > 0 {
+                return self.sign * (difference - 2 * theirs - 1);
+            }
         }
         self.final_score(player, opponent)
     }
@@ -525,32 +568,36 @@ shallow_kernel!(
 
 /// Defines one copy of the recursive search; the copies differ only in the CPU features they
 /// are compiled for (see `flipzero_core::perft` for the same pattern), so that the feature
-/// check happens once per solve rather than once per node.
+/// check happens once per solve rather than once per node. Each is generic over `LIMITED`:
+/// whether the sides' supplies of discs can run out, in which case `supply` is the mover's
+/// (else it is never read, and Othello's search pays nothing for it).
 macro_rules! search_kernel {
     ($(#[$attribute:meta])* $name:ident, $small:ident) => {
         /// The last few empties, in a function of its own: these nodes are most of the tree
         /// and need none of the general search's state (a speed gain from the split was not
         /// measurable above this machine's noise).
         $(#[$attribute])*
-        fn $small<W: Bitboard, L: Layout<W>>(
+        fn $small<W: Bitboard, L: Layout<W>, const LIMITED: bool>(
             this: &mut Search<W, L>,
             player: W,
             opponent: W,
             mut alpha: i32,
             beta: i32,
             empties: u32,
+            supply: u32,
         ) -> i32 {
             if empties == 1 {
                 let index = (this.layout.board() & !(player | opponent)).lowest_index();
-                return this.last_square(player, opponent, index);
+                return this.last_square::<LIMITED>(player, opponent, index, supply);
             }
-            {
-                // So close to the end, trying each empty square is cheaper than generating
-                // moves in bulk; odd quadrants first.
-                this.nodes += 1;
-                let empty = this.layout.board() & !(player | opponent);
+            // So close to the end, trying each empty square is cheaper than generating moves
+            // in bulk; odd quadrants first.
+            this.nodes += 1;
+            let empty = this.layout.board() & !(player | opponent);
+            let next_supply = if LIMITED { this.other_supply(empties, supply) } else { 0 };
+            let mut best = -i32::MAX;
+            if !LIMITED || supply > 0 {
                 let odd = this.odd_quadrants(empty);
-                let mut best = -i32::MAX;
                 for index in (empty & odd).indices().chain((empty & !odd).indices()) {
                     let flipped = flips(this.layout, player, opponent, index);
                     if flipped.is_empty() {
@@ -558,7 +605,15 @@ macro_rules! search_kernel {
                     }
                     let (next_player, next_opponent) =
                         (opponent ^ flipped, player | flipped | W::square(index));
-                    let score = -$small(this, next_player, next_opponent, -beta, -alpha, empties - 1);
+                    let score = -$small::<W, L, LIMITED>(
+                        this,
+                        next_player,
+                        next_opponent,
+                        -beta,
+                        -alpha,
+                        empties - 1,
+                        next_supply,
+                    );
                     if score > best {
                         best = score;
                         if score > alpha {
@@ -569,41 +624,48 @@ macro_rules! search_kernel {
                         }
                     }
                 }
-                if best != -i32::MAX {
-                    return best;
-                }
-                let opponent_can_move = empty
+            }
+            if best != -i32::MAX {
+                return best;
+            }
+            let opponent_can_move = (!LIMITED || next_supply > 0)
+                && empty
                     .indices()
                     .any(|index| !flips(this.layout, opponent, player, index).is_empty());
-                if !opponent_can_move {
-                    return this.final_score(player, opponent);
-                }
-                -$small(this, opponent, player, -beta, -alpha, empties)
+            if !opponent_can_move {
+                return this.final_score(player, opponent);
             }
+            -$small::<W, L, LIMITED>(this, opponent, player, -beta, -alpha, empties, next_supply)
         }
 
         $(#[$attribute])*
-        fn $name<W: Bitboard, L: Layout<W>>(
+        fn $name<W: Bitboard, L: Layout<W>, const LIMITED: bool>(
             this: &mut Search<W, L>,
             player: W,
             opponent: W,
             mut alpha: i32,
             beta: i32,
             empties: u32,
+            supply: u32,
         ) -> i32 {
             if empties <= SMALL_EMPTIES {
-                return $small(this, player, opponent, alpha, beta, empties);
+                return $small::<W, L, LIMITED>(this, player, opponent, alpha, beta, empties, supply);
             }
             this.nodes += 1;
             if empties >= DEADLINE_EMPTIES && this.out_of_time() {
                 return 0;
             }
-            let moves = legal_moves(this.layout, player, opponent);
+            let next_supply = if LIMITED { this.other_supply(empties, supply) } else { 0 };
+            let moves = if LIMITED && supply == 0 {
+                W::EMPTY
+            } else {
+                legal_moves(this.layout, player, opponent)
+            };
             if moves.is_empty() {
-                if legal_moves(this.layout, opponent, player).is_empty() {
+                if (LIMITED && next_supply == 0) || legal_moves(this.layout, opponent, player).is_empty() {
                     return this.final_score(player, opponent);
                 }
-                return -$name(this, opponent, player, -beta, -alpha, empties);
+                return -$name::<W, L, LIMITED>(this, opponent, player, -beta, -alpha, empties, next_supply);
             }
             if empties >= STABILITY_EMPTIES
                 && let Some(bound) = this.stability_bound(player, opponent, alpha)
@@ -611,7 +673,7 @@ macro_rules! search_kernel {
                 return bound;
             }
             let use_table = empties >= TABLE_EMPTIES;
-            let (key, mut hinted) = (table_key(player, opponent), None);
+            let (key, mut hinted) = (table_key(player, opponent, LIMITED.then_some(supply)), None);
             if use_table {
                 let table = if empties < LOCAL_TABLE_EMPTIES {
                     &this.local_table
@@ -637,7 +699,11 @@ macro_rules! search_kernel {
                 // Enhanced transposition cut-off: a child the table already bounds high enough
                 // for a cut-off needs no search.
                 for &Candidate { index, flipped, .. } in ordered.iter() {
-                    let child = table_key(opponent ^ flipped, player | flipped | W::square(index));
+                    let child = table_key(
+                        opponent ^ flipped,
+                        player | flipped | W::square(index),
+                        LIMITED.then_some(next_supply),
+                    );
                     if let Some(entry) = this.table.probe(child) {
                         let value = -i32::from(entry.upper);
                         if value >= beta {
@@ -655,9 +721,13 @@ macro_rules! search_kernel {
                     (opponent ^ flipped, player | flipped | W::square(index));
                 let mut child = |alpha: i32, beta: i32| {
                     if empties - 1 <= SMALL_EMPTIES {
-                        -$small(this, next_player, next_opponent, -beta, -alpha, empties - 1)
+                        -$small::<W, L, LIMITED>(
+                            this, next_player, next_opponent, -beta, -alpha, empties - 1, next_supply,
+                        )
                     } else {
-                        -$name(this, next_player, next_opponent, -beta, -alpha, empties - 1)
+                        -$name::<W, L, LIMITED>(
+                            this, next_player, next_opponent, -beta, -alpha, empties - 1, next_supply,
+                        )
                     }
                 };
                 let score = if rank == 0 {
@@ -732,16 +802,40 @@ impl<W: Bitboard, L: Layout<W>> Search<W, L> {
         }
     }
 
-    /// The search with the fastest kernel of this CPU.
-    fn search(&mut self, player: W, opponent: W, alpha: i32, beta: i32, empties: u32) -> i32 {
-        match self.kernel {
+    /// The search with the fastest kernel of this CPU; `supply` is the mover's discs where
+    /// supplies are limited.
+    fn search(
+        &mut self,
+        player: W,
+        opponent: W,
+        (alpha, beta): (i32, i32),
+        empties: u32,
+        supply: Option<u32>,
+    ) -> i32 {
+        match (self.kernel, supply) {
             #[cfg(target_arch = "x86_64")]
-            Kernel::X86_64V3 => {
+            (Kernel::X86_64V3, None) => {
                 // SAFETY: `kernel` comes from `Kernel::detect`, which checked every feature
                 // the kernel was compiled for.
-                unsafe { search_x86_64_v3(self, player, opponent, alpha, beta, empties) }
+                unsafe {
+                    search_x86_64_v3::<W, L, false>(self, player, opponent, alpha, beta, empties, 0)
+                }
             }
-            _ => search_portable(self, player, opponent, alpha, beta, empties),
+            #[cfg(target_arch = "x86_64")]
+            (Kernel::X86_64V3, Some(supply)) => {
+                // SAFETY: as above.
+                unsafe {
+                    search_x86_64_v3::<W, L, true>(
+                        self, player, opponent, alpha, beta, empties, supply,
+                    )
+                }
+            }
+            (_, None) => {
+                search_portable::<W, L, false>(self, player, opponent, alpha, beta, empties, 0)
+            }
+            (_, Some(supply)) => {
+                search_portable::<W, L, true>(self, player, opponent, alpha, beta, empties, supply)
+            }
         }
     }
 }
@@ -787,6 +881,20 @@ fn solve_with<W: Bitboard, L: Layout<W>>(
     }
     let (player, opponent) = (position.player(), position.opponent());
     let empties = position.empty().count();
+    // Supplies that cover every empty square cannot run out: Othello's faster search.
+    let supplies = goal
+        .supplies
+        .filter(|supplies| supplies.mover.min(supplies.other) < empties);
+    if let Some(supplies) = supplies {
+        search.supply_offset = (supplies.mover + supplies.other) as i32 - empties as i32;
+    }
+    let supply = supplies.map(|supplies| supplies.mover);
+    let next_supply = supplies.map(|supplies| supplies.other);
+    let root_moves = if supply == Some(0) {
+        W::EMPTY
+    } else {
+        position.legal_moves()
+    };
     let limit = geometry.square_count() as i32;
     // Scores outside the window are bounds; an outcome only needs their sign.
     let (low, high) = match proof {
@@ -794,11 +902,11 @@ fn solve_with<W: Bitboard, L: Layout<W>>(
         Proof::EveryBestMove | Proof::OneBestMove => (-limit, limit),
     };
     let reported = |score: i32| score.clamp(low, high);
-    if empties == 0 || position.legal_moves().is_empty() {
+    if empties == 0 || root_moves.is_empty() {
         let score = if empties == 0 {
             search.final_score(player, opponent)
         } else {
-            search.search(player, opponent, low, high, empties)
+            search.search(player, opponent, (low, high), empties, supply)
         };
         return (!search.stopped).then(|| Solution {
             score: reported(score),
@@ -810,14 +918,7 @@ fn solve_with<W: Bitboard, L: Layout<W>>(
     let mut best = low - 1;
     let mut best_moves = Vec::new();
     let mut ordered = Vec::new();
-    search.order(
-        player,
-        opponent,
-        position.legal_moves(),
-        empties,
-        None,
-        &mut ordered,
-    );
+    search.order(player, opponent, root_moves, empties, None, &mut ordered);
     let root_moves: Vec<u32> = ordered.iter().map(|candidate| candidate.index).collect();
     // A move whose result is a symmetric image of an earlier move's scores the same (at the
     // start of a game every first move is such an image).
@@ -843,7 +944,13 @@ fn solve_with<W: Bitboard, L: Layout<W>>(
                 let (next_player, next_opponent) =
                     (opponent ^ flipped, player | flipped | W::square(index));
                 let mut value = |alpha: i32, beta: i32| {
-                    -search.search(next_player, next_opponent, -beta, -alpha, empties - 1)
+                    -search.search(
+                        next_player,
+                        next_opponent,
+                        (-beta, -alpha),
+                        empties - 1,
+                        next_supply,
+                    )
                 };
                 if best < low {
                     value(low, high)

@@ -2,7 +2,9 @@
 //! which shares nothing with the bitboard solver but the rules.
 
 use flipzero_core::{Bitboard, Game, Preset, Rules};
-use flipzero_engine::{Engine, ExactSolver, Proof, SearchConfig, WeightsFile};
+use flipzero_engine::{
+    Engine, ExactSolver, Goal, Proof, SearchConfig, WeightsFile, solve_one_best,
+};
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -117,4 +119,65 @@ fn rules_the_solver_cannot_play_have_no_exact_solver() {
     let solver = ExactSolver::new(&rules).unwrap();
     let start = Game::<u64>::try_start(&rules, 0).unwrap();
     assert!(solver.position(&start).is_none());
+}
+
+/// `game` with `black` and `white` discs left to its players.
+fn with_supplies<W: Bitboard>(rules: &Rules, game: &Game<W>, black: u16, white: u16) -> Game<W> {
+    let text: Vec<String> = game
+        .to_text(rules)
+        .split_whitespace()
+        .map(|field| match field.starts_with("supply=") {
+            true => format!("supply={black}/0,{white}/0"),
+            false => field.to_string(),
+        })
+        .collect();
+    Game::from_text(rules, &text.join(" ")).unwrap()
+}
+
+#[test]
+fn supplies_that_run_out_are_solved_as_the_rules_play_them() {
+    // Classic reversi on 6x6: with the supplies it deals, and with each side's discs cut
+    // short, so that a side runs out and passes while the other plays on, or the game ends
+    // with squares still empty.
+    let rules = Preset::ClassicReversi.rules(Some(6)).unwrap();
+    let solver = ExactSolver::new(&rules).unwrap();
+    let mut search = engine::<u64>(&rules);
+    let mut rng = ChaCha8Rng::seed_from_u64(24);
+    let mut cut_short = |game: &Game<u64>| {
+        let (black, white) = (rng.random_range(0..=5), rng.random_range(0..=5));
+        with_supplies(&rules, game, black, white)
+    };
+    let mut games = Vec::new();
+    for dealt in positions::<u64>(&rules, 9, 30, 6) {
+        games.push(cut_short(&dealt));
+        games.push(dealt);
+    }
+    // Far from the end too, where short supplies keep the tree small and the solver's
+    // tables are used.
+    let far = positions::<u64>(&rules, 18, 30, 7);
+    games.extend(far.iter().map(&mut cut_short));
+    let mut supplies_mattered = 0;
+    for game in games {
+        if game.is_over() {
+            // Neither side can move with the discs it has left.
+            continue;
+        }
+        let (text, side) = (game.to_text(&rules), game.side_to_move());
+        let value = solver.solve(&game, Proof::OneBest).unwrap();
+        let expected = search.exact_value_by_search(&game);
+        assert_eq!(100 * value.margin_for(side), expected, "{text}");
+        let decisions = solver.decision_values(&rules, &game).unwrap();
+        let best = decisions.iter().map(|(_, child)| child.margin_for(side));
+        assert_eq!(best.max(), Some(value.margin_for(side)), "{text}");
+        // The same discs with supplies that cannot run out: Othello's value.
+        let unlimited = Goal {
+            supplies: None,
+            ..solver.goal_for(&game)
+        };
+        let position = solver.position(&game).unwrap();
+        let othello = solve_one_best(&position, unlimited).score;
+        supplies_mattered += usize::from(othello != value.margin_for(side));
+    }
+    // Not a vacuous test: the supplies change many of these values.
+    assert!(supplies_mattered >= 20, "{supplies_mattered} of 90");
 }

@@ -19,13 +19,14 @@ fn within(rules: &Rules, time: Duration) -> ValueLimits {
     }
 }
 
-/// Alpha-beta alone, and with the solver where it applies (after a placement opening, in
-/// the windows the search above it asks for), agree with minimax on each preset's 4x4 start.
+/// Alpha-beta alone, with the solver where it applies (after a placement opening, in the
+/// windows the search above it asks for), and minimax with a memo agree with minimax on each
+/// preset's 4x4 start.
 fn assert_agrees_with_minimax(presets: &[Preset]) {
     for &preset in presets {
         let rules = preset.rules(Some(4)).unwrap();
         let reference = value(&rules, ValueSearch::Minimax);
-        let mut searches = vec![ALPHA_BETA];
+        let mut searches = vec![ALPHA_BETA, ValueSearch::MemoMinimax];
         if ExactSolver::new(&rules).is_some() {
             searches.push(WITH_SOLVER);
         }

@@ -20,11 +20,14 @@ pub(crate) struct ValueArgs {
     #[arg(long, value_parser = clap::value_parser!(u8).range(4..=16))]
     size: Option<u8>,
     /// The search: `auto` is alpha-beta with the bitboard solver where the rules allow it,
-    /// alpha-beta alone elsewhere; `minimax` plays every line out (small boards only).
+    /// alpha-beta alone elsewhere; `minimax` plays every line out (small boards only);
+    /// `memo-minimax` searches every position once and keeps its exact value (memory grows
+    /// with the positions: small boards only).
     #[arg(long, value_enum, default_value_t = SearchArg::Auto)]
     search: SearchArg,
-    /// Also value each start by minimax, the independent reference (and by alpha-beta
-    /// alone where the first search used the solver), and fail when two disagree.
+    /// Also value each start by minimax and by minimax with a memo, the independent
+    /// references (and by alpha-beta alone where the first search used the solver), and fail
+    /// when two disagree.
     #[arg(long)]
     check: bool,
     /// Log2 of the transposition table's entries (8 to 24; 24 takes 400 MB).
@@ -83,6 +86,7 @@ enum SearchArg {
     AlphaBeta,
     Solver,
     Minimax,
+    MemoMinimax,
 }
 
 pub(crate) fn run(args: &ValueArgs) -> anyhow::Result<()> {
@@ -126,6 +130,7 @@ pub(crate) fn run(args: &ValueArgs) -> anyhow::Result<()> {
                 solver_leaves: true,
             },
             SearchArg::Minimax => ValueSearch::Minimax,
+            SearchArg::MemoMinimax => ValueSearch::MemoMinimax,
         };
         let mut searches = vec![first];
         if args.check {
@@ -134,6 +139,7 @@ pub(crate) fn run(args: &ValueArgs) -> anyhow::Result<()> {
                     solver_leaves: false,
                 },
                 ValueSearch::Minimax,
+                ValueSearch::MemoMinimax,
             ] {
                 if !searches.contains(&other) {
                     searches.push(other);
