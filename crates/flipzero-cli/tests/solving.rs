@@ -198,7 +198,8 @@ fn tune_fits_probcut_lines_that_the_engine_then_cuts_with() {
 fn value_reports_the_published_four_by_four_result_and_checks_it_by_minimax() {
     // 4x4 Othello is a second-player win, 3-11 with two squares empty (the empties go to
     // the winner here: 3-13); anti-Othello's first player wins. `--check` fails on any
-    // disagreement between alpha-beta with the solver, alpha-beta alone and minimax.
+    // disagreement between alpha-beta with the solver, alpha-beta alone, minimax and
+    // memoised minimax.
     let output = succeeding(&[
         "value",
         "--variant",
@@ -213,8 +214,9 @@ fn value_reports_the_published_four_by_four_result_and_checks_it_by_minimax() {
         .iter()
         .map(|r| r["search"].as_str().unwrap())
         .collect();
-    assert_eq!(searches.len(), 6, "{records:?}");
+    assert_eq!(searches.len(), 8, "{records:?}");
     assert!(searches.contains(&"minimax"), "{searches:?}");
+    assert!(searches.contains(&"minimax with memo"), "{searches:?}");
     for record in &records {
         let (margin, win, loss) = match record["variant"].as_str().unwrap() {
             "othello" => (-10.0, 0.0, 1.0),
