@@ -24,6 +24,16 @@ pub fn rung_name(depth: u32) -> String {
     format!("depth {depth}")
 }
 
+/// The name of candidate `index` (from 0) of `count` in a ladder's matches: `candidate`
+/// alone, else `candidate K` from 1.
+pub fn candidate_name(index: usize, count: usize) -> String {
+    if count == 1 {
+        "candidate".to_owned()
+    } else {
+        format!("candidate {}", index + 1)
+    }
+}
+
 /// One match of the ladder, from its first agent's side.
 #[derive(Clone, Debug)]
 pub struct LadderMatch {
@@ -48,7 +58,8 @@ pub struct LadderReport {
 
 /// Rates `candidates` against the rungs (name and agent, weakest first: the engine by depth,
 /// perhaps `perfect` on top), over `openings` (each played with both colours); each rung
-/// plays the next, once for all candidates. `on_game` hears of each finished game.
+/// plays the next, once for all candidates. The first rung is rated 0. `on_game` hears of
+/// each finished game.
 ///
 /// # Errors
 /// None in practice: the pool is built here (a defect would surface as an [`EloError`]).
@@ -56,6 +67,21 @@ pub fn ladder<W: Bitboard>(
     rules: &Rules,
     candidates: &[AgentFactory],
     rungs: &[(String, AgentFactory)],
+    openings: &[Game<W>],
+    on_game: &(dyn Fn(&GameResult) + Sync),
+) -> Result<LadderReport, EloError> {
+    ladder_anchored(rules, candidates, rungs, 0, openings, on_game)
+}
+
+/// [`ladder`] with rung `anchor` rated 0 (say depth 1 above a `random` rung).
+///
+/// # Errors
+/// As [`ladder`]; an `anchor` past the rungs is an [`EloError`].
+pub fn ladder_anchored<W: Bitboard>(
+    rules: &Rules,
+    candidates: &[AgentFactory],
+    rungs: &[(String, AgentFactory)],
+    anchor: usize,
     openings: &[Game<W>],
     on_game: &(dyn Fn(&GameResult) + Sync),
 ) -> Result<LadderReport, EloError> {
@@ -92,11 +118,7 @@ pub fn ladder<W: Bitboard>(
     // Agents 0 to C - 1 are the candidates, agent C + i the i-th rung.
     let first_rung = candidates.len();
     for (number, candidate) in candidates.iter().enumerate() {
-        let name = if candidates.len() == 1 {
-            "candidate".to_owned()
-        } else {
-            format!("candidate {}", number + 1)
-        };
+        let name = candidate_name(number, candidates.len());
         for (index, (rung_name, rung)) in rungs.iter().enumerate() {
             let names = (name.clone(), rung_name.clone());
             record(number, first_rung + index, names, play(candidate, rung));
@@ -107,7 +129,7 @@ pub fn ladder<W: Bitboard>(
         let (higher, lower) = (first_rung + index + 1, first_rung + index);
         record(higher, lower, names, play(&pair[1].1, &pair[0].1));
     }
-    let rated = ratings(first_rung + rungs.len(), &results, first_rung, 0.0)?;
+    let rated = ratings(first_rung + rungs.len(), &results, first_rung + anchor, 0.0)?;
     Ok(LadderReport {
         candidates: rated[..first_rung].to_vec(),
         rungs: rungs

@@ -278,6 +278,12 @@ pub struct StopSection {
     pub iterations: Option<u64>,
     /// Stop after the iteration that passes this many minutes of run time.
     pub minutes: Option<f64>,
+    /// When set, the run's clock is this process's CPU time divided by this many cores: the
+    /// time the run would take with that many cores to itself, so that a budget of minutes
+    /// buys the same work when the machine is shared (the variant study's equal budgets).
+    /// Unset: wall-clock time. Workers in other processes are not counted.
+    #[serde(default)]
+    pub cpu_clock_cores: Option<u32>,
 }
 
 /// A checked config with its rules resolved.
@@ -441,6 +447,9 @@ impl RunConfig {
         )?;
         if let Some(minutes) = self.stop.minutes {
             within("loop.minutes", minutes, 0.0, 1e7)?;
+        }
+        if let Some(cores) = self.stop.cpu_clock_cores {
+            within("loop.cpu_clock_cores", cores, 1, 4096)?;
         }
         Ok(())
     }

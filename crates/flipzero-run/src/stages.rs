@@ -123,6 +123,14 @@ pub struct Run {
     /// Run time already spent by earlier stages (from the metrics file).
     clock_base: f64,
     started: Instant,
+    /// This process's CPU time when the run was opened, for a CPU clock.
+    cpu_started: f64,
+}
+
+/// This process's CPU time, all threads, in seconds.
+fn process_cpu_seconds() -> f64 {
+    let time = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
+    time.tv_sec as f64 + time.tv_nsec as f64 * 1e-9
 }
 
 /// A checkpoint that cannot be read: one the file system refused as it is, a damaged one
@@ -209,6 +217,7 @@ impl Run {
             device,
             clock_base,
             started: Instant::now(),
+            cpu_started: process_cpu_seconds(),
         })
     }
 
@@ -238,9 +247,14 @@ impl Run {
         &self.config.rules
     }
 
-    /// Run time: earlier stages' time plus this process's.
+    /// Run time: earlier stages' time plus this process's (wall-clock time, or CPU time per
+    /// core under `[loop] cpu_clock_cores`).
     pub fn elapsed_seconds(&self) -> f64 {
-        self.clock_base + self.started.elapsed().as_secs_f64()
+        let spent = match self.config.config.stop.cpu_clock_cores {
+            Some(cores) => (process_cpu_seconds() - self.cpu_started) / f64::from(cores),
+            None => self.started.elapsed().as_secs_f64(),
+        };
+        self.clock_base + spent
     }
 
     pub(crate) fn shard_header(&self, writer: String) -> ShardHeader {

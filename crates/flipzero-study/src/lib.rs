@@ -1,29 +1,34 @@
 //! The variant difficulty study: one learning run per preset under one equal budget, then
-//! per preset the first player's results under strong play, the draw rate, the game length,
-//! the branching factor, how many skill levels the engine ladder tells apart, and the Elo the
-//! agent gained per training hour; one table and bar charts comparing them.
+//! per preset its game-theoretic value from the start (read from `flipzero value` records),
+//! the first player's results under strong play, the draw rate, the game length, the
+//! branching factor, how many skill levels the engine ladder tells apart, and the agent's
+//! strength along its training time (checkpoints on the ladder, perfect play on top where
+//! the solver plays the preset, with what the agent kept of the openings' exact values); one
+//! table, curves and bar charts comparing them.
 //!
 //! A study directory holds `runs/<preset>/` (ordinary run directories: a stopped study
-//! resumes them), `results/<preset>.json` (a preset measured once is not measured again) and
-//! the report, `study.md` with its plots.
+//! resumes them), `results/<preset>.json` (a preset measured once is not measured again),
+//! `exact/<preset>.json` (the openings' exact values) and the report, `study.md` with its
+//! plots, rewritten after every preset.
 
 use std::path::{Path, PathBuf};
 
 use burn::tensor::Device;
-use flipzero_arena::ladder::{LadderReport, ladder, rung, rung_name};
+use flipzero_arena::ladder::{LadderReport, candidate_name, ladder_anchored, rung, rung_name};
+use flipzero_arena::perfect::{ExactCache, PerfectPlayScore, exact_openings};
 use flipzero_arena::{
     AgentFactory, AgentSpec, EngineAgent, MatchResult, MctsSpec, balanced_opening_lines, play_game,
     random_openings, seat_to_move,
 };
 use flipzero_core::files::{FileError, write_atomically};
 use flipzero_core::{Bitboard, Game, Preset, Rules, with_width};
-use flipzero_engine::{SearchConfig, WeightsFile};
+use flipzero_engine::{ExactSolver, SearchConfig, WeightsFile};
 use flipzero_run::{Progress, Run, RunConfig, RunDir, RunError};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use flipzero_report::ReportError;
-use flipzero_report::plots::{BarChart, bar_chart};
+use flipzero_report::plots::{BarChart, LinePlot, Series, bar_chart, line_plot};
 
 /// A study config (`configs/study/*.toml`).
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -36,6 +41,11 @@ pub struct StudyConfig {
     pub size: Option<u8>,
     /// Seeds the runs, the strong-play games and the openings.
     pub seed: u64,
+    /// Records of `flipzero value --json` (one JSON object a line; a relative path is read
+    /// from the config's folder): each preset's exact value from the start at the board
+    /// studied, shown in the table where the file has it.
+    #[serde(default)]
+    pub start_values: Option<PathBuf>,
     /// The equal budget of every preset's run.
     pub budget: BudgetSection,
     /// The run config every preset shares: its `network`, `selfplay`, `train` sections (as
@@ -53,6 +63,10 @@ pub struct BudgetSection {
     pub iterations: Option<u64>,
     /// Run time in minutes.
     pub minutes: Option<f64>,
+    /// Count run time as this process's CPU time divided by this many cores (`[loop]
+    /// cpu_clock_cores`), so that every preset gets the same work however busy the machine.
+    #[serde(default)]
+    pub cpu_clock_cores: Option<u32>,
 }
 
 /// The measurements.
@@ -79,6 +93,26 @@ pub struct MeasureSection {
     pub balanced_margin: Option<f64>,
     /// MCTS simulations per decision of the trained agent on the ladder.
     pub simulations: u32,
+    /// Perfect play (the exact solver) as the ladder's top rung, where the solver plays the
+    /// preset and the board has at most 36 squares; the openings are then random lines whose
+    /// exact value lies within `exact_within` discs of a draw.
+    #[serde(default)]
+    pub perfect: bool,
+    /// With `perfect`: the openings' largest exact margin (discs).
+    #[serde(default)]
+    pub exact_within: Option<i32>,
+    /// A uniformly random player as the ladder's bottom rung (depth 1 stays at 0 Elo), so
+    /// that a network weaker than depth 1 still has a finite rating.
+    #[serde(default)]
+    pub random_rung: bool,
+    /// Checkpoints rated along each run besides the untrained one: the first checkpoint past
+    /// each of 1/n, 2/n, ..., n/n of the run time.
+    #[serde(default = "one")]
+    pub curve_points: usize,
+}
+
+fn one() -> usize {
+    1
 }
 
 /// What the study found for one preset.
@@ -96,10 +130,47 @@ pub struct PresetResult {
     pub run_config: String,
     /// The learning run.
     pub training: TrainingSummary,
+    /// The exact value from the start, from the study's `start_values`.
+    pub start_value: Option<StartValue>,
     /// The engine's games against itself.
     pub strong_play: StrongPlay,
     /// The engine ladder and the agent on it.
     pub ladder: LadderSummary,
+    /// The agent's strength along the run: the untrained network, then each curve point.
+    pub curve: Vec<CurvePoint>,
+}
+
+/// The game-theoretic value of a preset's start, as `flipzero value` found it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StartValue {
+    /// The first player's final margin under perfect play (komi counted; a random start's
+    /// mean over its draws).
+    pub margin: f64,
+    /// The first player's win probability (a fixed start: 0 or 1).
+    pub win: f64,
+    /// Draw probability.
+    pub draw: f64,
+    /// Loss probability.
+    pub loss: f64,
+    /// Positions searched.
+    pub nodes: u64,
+    /// Search time, seconds.
+    pub seconds: f64,
+    /// The search that found it.
+    pub search: String,
+}
+
+/// One checkpoint of a run, rated on the ladder.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CurvePoint {
+    /// Its training step.
+    pub step: u64,
+    /// Run time when it was written, minutes.
+    pub minutes: f64,
+    /// Ladder Elo (depth 1 at 0) and its 95% margin (`None`: unbounded).
+    pub elo: (f64, Option<f64>),
+    /// Against perfect play, where it is a rung: what it kept of the openings' exact values.
+    pub perfect: Option<PerfectPlayScore>,
 }
 
 /// The learning run of a preset.
@@ -137,8 +208,8 @@ pub struct StrongPlay {
 pub struct LadderSummary {
     /// Openings each match was played from (balanced ones can be fewer than asked).
     pub openings: usize,
-    /// Elo of each depth, depth 1 at 0, with 95% margins (`None`: unbounded).
-    pub rungs: Vec<(u32, f64, Option<f64>)>,
+    /// Each rung's name and Elo, depth 1 at 0, with 95% margins (`None`: unbounded).
+    pub rungs: Vec<(String, f64, Option<f64>)>,
     /// Elo of the deepest rung minus depth 1.
     pub span: f64,
     /// Skill levels told apart: 1 plus the neighbouring rungs whose direct match score is
@@ -148,8 +219,6 @@ pub struct LadderSummary {
     pub initial: (f64, Option<f64>),
     /// The trained network's Elo (MCTS, last checkpoint) and margin.
     pub trained: (f64, Option<f64>),
-    /// (trained - initial) / training hours.
-    pub elo_per_hour: f64,
 }
 
 /// A study that cannot go on.
@@ -188,7 +257,12 @@ impl StudyConfig {
     pub fn load(path: &Path) -> Result<Self, FileError> {
         let invalid = |reason: String| FileError::invalid(path, reason);
         let text = std::fs::read_to_string(path).map_err(|e| FileError::io(path, e))?;
-        let config: StudyConfig = toml::from_str(&text).map_err(|e| invalid(e.to_string()))?;
+        let mut config: StudyConfig =
+            toml::from_str(&text).map_err(|e| invalid(e.to_string()))?;
+        // A relative `start_values` is read beside the config, wherever the study runs from.
+        if let Some(values) = config.start_values.as_mut().filter(|p| p.is_relative()) {
+            *values = path.parent().unwrap_or(Path::new(".")).join(&*values);
+        }
         if config.budget.iterations.is_none() && config.budget.minutes.is_none() {
             return Err(invalid(
                 "budget: give iterations or minutes (or both)".to_owned(),
@@ -205,6 +279,19 @@ impl StudyConfig {
                 "measure: strong_games, ladder_openings and simulations must be positive"
                     .to_owned(),
             ));
+        }
+        if !(1..=100).contains(&measure.curve_points) {
+            return Err(invalid("measure.curve_points: 1 to 100".to_owned()));
+        }
+        if measure.perfect && measure.exact_within.is_none_or(|discs| discs < 0) {
+            return Err(invalid(
+                "measure.exact_within: with perfect = true, give the openings' largest exact \
+                 margin in discs (0 or more)"
+                    .to_owned(),
+            ));
+        }
+        if let Some(path) = &config.start_values {
+            read_start_values(path)?;
         }
         for preset in config.preset_names() {
             let rules = config.rules(&preset).map_err(invalid)?;
@@ -248,6 +335,9 @@ impl StudyConfig {
         if let Some(minutes) = self.budget.minutes {
             stop.insert("minutes".into(), minutes.into());
         }
+        if let Some(cores) = self.budget.cpu_clock_cores {
+            stop.insert("cpu_clock_cores".into(), i64::from(cores).into());
+        }
         table.insert("loop".into(), stop.into());
         // The study measures at the end; no evaluation matches during the budget.
         let evaluate = toml::toml! {
@@ -261,6 +351,76 @@ impl StudyConfig {
         table.insert("evaluate".into(), evaluate.into());
         toml::to_string(&table).map_err(|e| FileError::invalid(Path::new(preset), e.to_string()))
     }
+}
+
+/// One record of `flipzero value --json` (the fields the study reads); the value fields are
+/// absent from the record of a value left open.
+#[derive(Deserialize)]
+struct ValueRecord {
+    variant: String,
+    board: String,
+    search: String,
+    #[serde(flatten)]
+    value: Option<SolvedRecord>,
+}
+
+/// The value fields of a solved record.
+#[derive(Deserialize)]
+struct SolvedRecord {
+    margin: f64,
+    win: f64,
+    draw: f64,
+    loss: f64,
+    nodes: u64,
+    seconds: f64,
+}
+
+/// Every record of a `start_values` file, named by line where one is not a value record.
+fn read_start_values(path: &Path) -> Result<Vec<ValueRecord>, FileError> {
+    let text = std::fs::read_to_string(path).map_err(|e| FileError::io(path, e))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(number, line)| {
+            serde_json::from_str(line).map_err(|e| {
+                FileError::invalid(
+                    path,
+                    format!(
+                        "line {}: not a `flipzero value --json` record: {e}",
+                        number + 1
+                    ),
+                )
+            })
+        })
+        .collect()
+}
+
+/// The start value of `preset` on its board in the study's `start_values`, the last record
+/// where there are several.
+fn start_value(
+    config: &StudyConfig,
+    preset: &str,
+    rules: &Rules,
+) -> Result<Option<StartValue>, FileError> {
+    let Some(path) = &config.start_values else {
+        return Ok(None);
+    };
+    let board = format!("{}x{}", rules.rows(), rules.cols());
+    Ok(read_start_values(path)?
+        .into_iter()
+        .rfind(|record| record.variant == preset && record.board == board)
+        .and_then(|record| {
+            let value = record.value?;
+            Some(StartValue {
+                margin: value.margin,
+                win: value.win,
+                draw: value.draw,
+                loss: value.loss,
+                nodes: value.nodes,
+                seconds: value.seconds,
+                search: record.search,
+            })
+        }))
 }
 
 fn finite(margin: f64) -> Option<f64> {
@@ -309,6 +469,8 @@ pub fn run_study(
         std::fs::create_dir_all(&results_dir).map_err(|e| FileError::io(&results_dir, e))?;
         write_atomically(&saved, &json).map_err(|e| FileError::io(&saved, e))?;
         results.push(result);
+        // The page grows as the study goes, so a long study shows what it has measured.
+        write_report(config, &results, dir)?;
     }
     write_report(config, &results, dir)?;
     Ok(results)
@@ -353,11 +515,10 @@ fn study_preset(
     .map_err(failed)?;
 
     log(&format!("{preset}: engine ladder"));
-    let steps = run_dir.checkpoint_steps()?;
-    let (first, last) = match (steps.first(), steps.last()) {
-        (Some(&first), Some(&last)) => (first, last),
-        _ => return Err(failed("the run has no checkpoint".to_owned())),
-    };
+    let curve_steps = curve_steps(&run_dir, config.measure.curve_points).map_err(run_failed)?;
+    if curve_steps.len() < 2 {
+        return Err(failed("the run has no trained checkpoint".to_owned()));
+    }
     let spec = AgentSpec::Mcts(MctsSpec {
         simulations: config.measure.simulations,
         ..MctsSpec::default()
@@ -376,18 +537,42 @@ fn study_preset(
             Some((loaded.net, device.clone())),
         ))
     };
-    let candidates = [agent(first)?, agent(last)?];
-    let rungs: Vec<(String, AgentFactory)> = (1..=config.measure.ladder_depth)
-        .map(|depth| {
-            let factory = AgentFactory::with_network(&rung(depth), &rules, weights.clone(), None);
-            (rung_name(depth), factory)
-        })
-        .collect();
-    let report = with_width!(rules.square_count(), W => {
-        let (count, plies) = (config.measure.ladder_openings, config.measure.opening_plies);
-        let openings = match config.measure.balanced_margin {
-            Some(margin) => {
-                flipzero_arena::positions(&balanced_opening_lines::<W>(
+    let candidates = curve_steps
+        .iter()
+        .map(|&(step, _)| agent(step))
+        .collect::<Result<Vec<_>, _>>()?;
+    let perfect =
+        config.measure.perfect && rules.square_count() <= 36 && ExactSolver::new(&rules).is_some();
+    let mut rungs: Vec<(String, AgentFactory)> = Vec::new();
+    if config.measure.random_rung {
+        let random = AgentFactory::with_network(&AgentSpec::Random, &rules, weights.clone(), None);
+        rungs.push(("random".to_owned(), random));
+    }
+    let anchor = rungs.len();
+    for depth in 1..=config.measure.ladder_depth {
+        let factory = AgentFactory::with_network(&rung(depth), &rules, weights.clone(), None);
+        rungs.push((rung_name(depth), factory));
+    }
+    if perfect {
+        let factory =
+            AgentFactory::with_network(&AgentSpec::Perfect, &rules, weights.clone(), None);
+        rungs.push((PERFECT.to_owned(), factory));
+    }
+    let (count, plies) = (config.measure.ladder_openings, config.measure.opening_plies);
+    let (report, scores, openings) = with_width!(rules.square_count(), W => {
+        let mut cache = None;
+        let openings: Vec<Game<W>> = if perfect {
+            let path = dir.join("exact").join(format!("{preset}.json"));
+            std::fs::create_dir_all(dir.join("exact")).map_err(|e| FileError::io(dir, e))?;
+            let opened = ExactCache::open(&rules, Some(&path)).map_err(|e| failed(e.to_string()))?;
+            let cache = cache.insert(opened);
+            let within = config.measure.exact_within.unwrap_or(0);
+            let lines = exact_openings::<W>(&rules, cache, count, plies..=plies, within, config.seed)
+                .map_err(|e| failed(e.to_string()))?;
+            flipzero_arena::positions(&lines)
+        } else {
+            match config.measure.balanced_margin {
+                Some(margin) => flipzero_arena::positions(&balanced_opening_lines::<W>(
                     &rules,
                     &weights,
                     count,
@@ -395,21 +580,44 @@ fn study_preset(
                     6,
                     margin,
                     config.seed,
-                ))
+                )),
+                None => random_openings::<W>(&rules, count, plies, config.seed),
             }
-            None => random_openings::<W>(&rules, count, plies, config.seed),
         };
         if openings.is_empty() {
             return Err(failed(format!(
-                "no opening of {plies} plies is within the balanced margin: raise \
-                 measure.balanced_margin"
+                "no opening of {plies} plies is within the margin asked: raise \
+                 measure.balanced_margin or measure.exact_within"
             )));
         }
-        ladder::<W>(&rules, &candidates, &rungs, &openings, &|_| {})
-            .map(|report| (report, openings.len()))
-            .map_err(|e| failed(e.to_string()))
+        let report = ladder_anchored::<W>(&rules, &candidates, &rungs, anchor, &openings, &|_| {})
+            .map_err(|e| failed(e.to_string()))?;
+        // What each candidate kept of the exact values in its match against perfect play.
+        let scores: Vec<Option<PerfectPlayScore>> = (0..candidates.len())
+            .map(|index| {
+                let cache = cache.as_ref()?;
+                let name = candidate_name(index, candidates.len());
+                let played = report
+                    .matches
+                    .iter()
+                    .find(|m| m.first == name && m.second == PERFECT)?;
+                Some(PerfectPlayScore::of_match(&rules, cache, &openings, &played.result.games))
+            })
+            .collect();
+        Ok::<_, StudyError>((report, scores, openings.len()))
     })?;
-    let ladder = ladder_summary(&report.0, report.1, training.hours);
+    let curve: Vec<CurvePoint> = curve_steps
+        .iter()
+        .zip(&report.candidates)
+        .zip(scores)
+        .map(|((&(step, minutes), rating), perfect)| CurvePoint {
+            step,
+            minutes,
+            elo: (rating.elo, finite(rating.margin)),
+            perfect,
+        })
+        .collect();
+    let ladder = ladder_summary(&report, openings);
     log(&format!(
         "{preset}: span {:.0} Elo, {} levels, agent {:.0} -> {:.0} Elo",
         ladder.span, ladder.levels, ladder.initial.0, ladder.trained.0
@@ -421,9 +629,46 @@ fn study_preset(
         measure: config.measure.clone(),
         run_config: config.run_config(preset, &rules)?,
         training,
+        start_value: start_value(config, preset, &rules)?,
         strong_play,
         ladder,
+        curve,
     })
+}
+
+/// The name of perfect play's rung.
+const PERFECT: &str = "perfect";
+
+/// The checkpoints a run's curve rates, with their run time in minutes: the untrained one,
+/// then the first past each of 1/n, ..., n/n of the run time (the last checkpoint for the
+/// last), each once.
+fn curve_steps(dir: &RunDir, points: usize) -> Result<Vec<(u64, f64)>, RunError> {
+    let trained: Vec<(u64, f64)> = dir
+        .records()?
+        .iter()
+        .filter_map(|record| match record {
+            flipzero_run::Record::Train {
+                step,
+                elapsed_seconds,
+                ..
+            } => Some((*step, elapsed_seconds / 60.0)),
+            _ => None,
+        })
+        .filter(|(step, _)| dir.checkpoint_path(*step).exists())
+        .collect();
+    let mut steps = vec![(0, 0.0)];
+    let Some(&(_, total)) = trained.last() else {
+        return Ok(steps);
+    };
+    for point in 1..=points {
+        let due = total * point as f64 / points as f64;
+        if let Some(&found) = trained.iter().find(|(_, minutes)| *minutes >= due - 1e-9)
+            && steps.last().is_none_or(|last| last.0 < found.0)
+        {
+            steps.push(found);
+        }
+    }
+    Ok(steps)
 }
 
 fn training_summary(dir: &RunDir) -> Result<TrainingSummary, RunError> {
@@ -518,32 +763,35 @@ fn clearly_stronger(result: &MatchResult) -> bool {
     mean - 1.96 * (variance / games).sqrt() > 0.5
 }
 
-fn ladder_summary(report: &LadderReport, openings: usize, hours: f64) -> LadderSummary {
-    let rungs: Vec<(u32, f64, Option<f64>)> = report
+fn ladder_summary(report: &LadderReport, openings: usize) -> LadderSummary {
+    let rungs: Vec<(String, f64, Option<f64>)> = report
         .rungs
         .iter()
-        .zip(1..)
-        .map(|((_, rating), depth)| (depth, rating.elo, finite(rating.margin)))
+        .map(|(name, rating)| (name.clone(), rating.elo, finite(rating.margin)))
         .collect();
-    let span = rungs.last().map_or(0.0, |r| r.1) - rungs.first().map_or(0.0, |r| r.1);
+    let depths: Vec<f64> = rungs
+        .iter()
+        .filter(|rung| rung.0.starts_with("depth"))
+        .map(|rung| rung.1)
+        .collect();
+    let span = depths.last().map_or(0.0, |last| last - depths[0]);
     let steps = report
         .matches
         .iter()
-        .filter(|m| m.first.starts_with("depth") && clearly_stronger(&m.result))
+        .filter(|m| {
+            m.first.starts_with("depth")
+                && m.second.starts_with("depth")
+                && clearly_stronger(&m.result)
+        })
         .count();
-    let [initial, trained] = [report.candidates[0], report.candidates[1]];
+    let rating = |rating: &flipzero_arena::Rating| (rating.elo, finite(rating.margin));
     LadderSummary {
         openings,
         rungs,
         span,
         levels: 1 + steps as u32,
-        initial: (initial.elo, finite(initial.margin)),
-        trained: (trained.elo, finite(trained.margin)),
-        elo_per_hour: if hours > 0.0 {
-            (trained.elo - initial.elo) / hours
-        } else {
-            0.0
-        },
+        initial: report.candidates.first().map_or((0.0, None), rating),
+        trained: report.candidates.last().map_or((0.0, None), rating),
     }
 }
 
@@ -558,20 +806,82 @@ fn elo(value: (f64, Option<f64>)) -> String {
     }
 }
 
+/// The first player's value under perfect play in words: outcome and margin, or for a
+/// random start the chances and the mean margin.
+fn value_text(value: Option<&StartValue>) -> String {
+    let Some(value) = value else {
+        return "open".to_owned();
+    };
+    let certain = [value.win, value.draw, value.loss]
+        .iter()
+        .any(|share| (share - 1.0).abs() < 1e-9);
+    if certain {
+        let outcome = if value.win > 0.5 {
+            "win"
+        } else if value.loss > 0.5 {
+            "loss"
+        } else {
+            "draw"
+        };
+        format!("{outcome} {:+}", value.margin)
+    } else {
+        format!(
+            "W/D/L {}/{}/{}, {:+.2}",
+            percent(value.win),
+            percent(value.draw),
+            percent(value.loss),
+            value.margin
+        )
+    }
+}
+
+/// The 95% Wilson interval of `successes` in `trials`, in percent.
+fn wilson(successes: usize, trials: usize) -> (f64, f64) {
+    let (n, z) = (trials as f64, 1.96f64);
+    let p = successes as f64 / n;
+    let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
+    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / (1.0 + z * z / n);
+    (
+        100.0 * (centre - half).max(0.0),
+        100.0 * (centre + half).min(1.0),
+    )
+}
+
+/// What a checkpoint kept against perfect play: outcomes kept of those not lost, with the
+/// 95% interval, and discs lost a game.
+fn perfect_text(score: Option<&PerfectPlayScore>) -> (String, String) {
+    match score {
+        Some(score) if score.not_lost[2] > 0 => {
+            let (low, high) = wilson(score.kept_outcome[2], score.not_lost[2]);
+            (
+                format!(
+                    "{:.0}% [{low:.0}, {high:.0}] of {}",
+                    100.0 * score.kept_outcome_share(2).unwrap_or(0.0),
+                    score.not_lost[2]
+                ),
+                format!("{:.2}", score.mean_discs_lost().unwrap_or(0.0)),
+            )
+        }
+        _ => ("-".to_owned(), "-".to_owned()),
+    }
+}
+
 /// The comparison table (Markdown).
 pub fn table(results: &[PresetResult]) -> String {
     let mut out = String::from(
-        "| preset | board | first player W/D/L % | draws % | length | branching | ladder span (Elo) | levels | agent Elo: untrained → trained | Elo per training hour | games | steps | hours |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+        "| preset | board | perfect play: first player | strong play: first player W/D/L % | draws % | length | branching | ladder span (Elo) | levels | agent Elo: untrained → trained | vs perfect: outcome kept | discs lost a game | games | steps | minutes |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for r in results {
         let s = &r.strong_play;
         let l = &r.ladder;
+        let (kept, lost) = perfect_text(r.curve.last().and_then(|point| point.perfect.as_ref()));
         out.push_str(&format!(
-            "| {} | {}x{} | {}/{}/{} | {} | {:.1} | {:.1} | {:.0} | {} | {} → {} | {:.0} | {} | {} | {:.3} |\n",
+            "| {} | {}x{} | {} | {}/{}/{} | {} | {:.1} | {:.1} | {:.0} | {} | {} → {} | {} | {} | {} | {} | {:.1} |\n",
             r.preset,
             r.board.0,
             r.board.1,
+            value_text(r.start_value.as_ref()),
             percent(s.first_wins),
             percent(s.draws),
             percent(s.first_losses),
@@ -582,11 +892,34 @@ pub fn table(results: &[PresetResult]) -> String {
             l.levels,
             elo(l.initial),
             elo(l.trained),
-            l.elo_per_hour,
+            kept,
+            lost,
             r.training.games,
             r.training.steps,
-            r.training.hours,
+            r.training.hours * 60.0,
         ));
+    }
+    out
+}
+
+/// Every preset's curve (Markdown): each rated checkpoint's run time, Elo and score against
+/// perfect play.
+fn curve_table(results: &[PresetResult]) -> String {
+    let mut out = String::from(
+        "| preset | minutes | step | ladder Elo | vs perfect: outcome kept | discs lost a game |\n\
+         |---|---|---|---|---|---|\n",
+    );
+    for r in results {
+        for point in &r.curve {
+            let (kept, lost) = perfect_text(point.perfect.as_ref());
+            out.push_str(&format!(
+                "| {} | {:.1} | {} | {} | {kept} | {lost} |\n",
+                r.preset,
+                point.minutes,
+                point.step,
+                elo(point.elo)
+            ));
+        }
     }
     out
 }
@@ -613,20 +946,23 @@ fn write_report(
         ),
         (
             "ladder-span",
-            "Elo span of the engine ladder (deepest rung minus depth 1)",
+            "Elo span of the engine ladder (deepest depth minus depth 1)",
             "Elo",
             results
                 .iter()
-                .map(|r| (r.ladder.span, r.ladder.rungs.last().and_then(|x| x.2)))
+                .map(|r| {
+                    let deepest = r.ladder.rungs.iter().rfind(|x| x.0.starts_with("depth"));
+                    (r.ladder.span, deepest.and_then(|x| x.2))
+                })
                 .collect(),
         ),
         (
-            "elo-per-hour",
-            "Strength gained per training hour (ladder Elo)",
-            "Elo per hour",
+            "trained-elo",
+            "The trained agent on the ladder (depth 1 at 0)",
+            "Elo",
             results
                 .iter()
-                .map(|r| (r.ladder.elo_per_hour, None))
+                .map(|r| (r.ladder.trained.0, r.ladder.trained.1))
                 .collect(),
         ),
         (
@@ -651,26 +987,100 @@ fn write_report(
     let mut page = String::from("# Variant difficulty study\n\n");
     page.push_str(&format!(
         "Budget per preset: {}. Strong play: the classical engine at depth {} against itself, \
-         {} games, random choice within {} centi-discs. Ladder: engine depths 1 to {}, {} \
+         {} games, random choice within {} centi-discs. Ladder: {}engine depths 1 to {}{}, {} \
          openings of {} random plies{}, each with both colours; the agent is MCTS with {} \
-         simulations.\n\n",
+         simulations, rated at {} points of its run besides the untrained network. Elo is \
+         maximum likelihood with 95% intervals, depth 1 at 0.\n\n",
         budget_text(&config.budget),
         config.measure.strong_depth,
         config.measure.strong_games,
         config.measure.strong_margin,
+        if config.measure.random_rung {
+            "a random player, "
+        } else {
+            ""
+        },
         config.measure.ladder_depth,
+        if config.measure.perfect {
+            " and perfect play on top where the solver plays the preset"
+        } else {
+            ""
+        },
         config.measure.ladder_openings,
         config.measure.opening_plies,
-        config
-            .measure
-            .balanced_margin
-            .map_or(String::new(), |margin| format!(
+        match (
+            config.measure.perfect,
+            config.measure.exact_within,
+            config.measure.balanced_margin
+        ) {
+            (true, Some(within), _) => format!(
+                " (exact value within {within} discs where perfect play is a rung{})",
+                config.measure.balanced_margin.map_or(String::new(), |margin| format!(
+                    "; elsewhere kept when the engine at depth 6 scores them within {margin} discs"
+                ))
+            ),
+            (_, _, Some(margin)) => format!(
                 " (kept when the engine at depth 6 scores them within {margin} discs of even)"
-            )),
+            ),
+            _ => String::new(),
+        },
         config.measure.simulations,
+        config.measure.curve_points,
     ));
     page.push_str(&table(results));
+    page.push_str("\n## Strength along training time\n\n");
+    page.push_str(&curve_table(results));
     page.push('\n');
+    let curves = [
+        (
+            "strength-curve",
+            "Agent strength against training time (ladder Elo, depth 1 at 0)",
+            "Elo",
+            results
+                .iter()
+                .map(|r| Series {
+                    label: r.preset.clone(),
+                    points: r.curve.iter().map(|p| (p.minutes, p.elo.0)).collect(),
+                })
+                .collect::<Vec<_>>(),
+        ),
+        (
+            "perfect-curve",
+            "Outcomes kept against perfect play (of openings not lost)",
+            "% kept",
+            results
+                .iter()
+                .filter(|r| r.curve.iter().any(|p| p.perfect.is_some()))
+                .map(|r| Series {
+                    label: r.preset.clone(),
+                    points: r
+                        .curve
+                        .iter()
+                        .filter_map(|p| {
+                            let share = p.perfect.as_ref()?.kept_outcome_share(2)?;
+                            Some((p.minutes, 100.0 * share))
+                        })
+                        .collect(),
+                })
+                .collect(),
+        ),
+    ];
+    for (file, title, axis, series) in curves {
+        if series.is_empty() {
+            continue;
+        }
+        let plot = LinePlot {
+            title: title.to_owned(),
+            x_label: "training minutes".to_owned(),
+            y_label: axis.to_owned(),
+            series,
+            y_range: None,
+        };
+        for extension in ["png", "svg"] {
+            line_plot(&dir.join(format!("{file}.{extension}")), &plot)?;
+        }
+        page.push_str(&format!("![{title}]({file}.png)\n\n"));
+    }
     for (file, title, axis, values) in charts {
         let chart = BarChart {
             title: title.to_owned(),
@@ -693,12 +1103,16 @@ fn write_report(
 }
 
 fn budget_text(budget: &BudgetSection) -> String {
-    match (budget.iterations, budget.minutes) {
+    let clock = budget.cpu_clock_cores.map_or(String::new(), |cores| {
+        format!(" (minutes of CPU time per core on {cores} cores: the work of that time on {cores} idle cores)")
+    });
+    let budget = match (budget.iterations, budget.minutes) {
         (Some(iterations), Some(minutes)) => {
             format!("{iterations} iterations or {minutes} minutes, whichever comes first")
         }
         (Some(iterations), None) => format!("{iterations} iterations"),
         (None, Some(minutes)) => format!("{minutes} minutes"),
         (None, None) => "none".to_owned(),
-    }
+    };
+    budget + &clock
 }

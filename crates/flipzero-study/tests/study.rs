@@ -1,5 +1,6 @@
-//! The variant study end to end on tiny runs: results, table, plots; a second call keeps
-//! what was measured; a changed budget measures again; bad configs are named.
+//! The variant study end to end on tiny runs: results, table, curves, plots, perfect play as
+//! a rung; a second call keeps what was measured; a changed budget measures again; bad
+//! configs are named.
 
 use std::path::Path;
 
@@ -90,18 +91,22 @@ fn a_tiny_study_measures_every_preset_and_writes_its_report() {
         assert_eq!(ladder.rungs[0].1, 0.0, "depth 1 anchors the scale");
         assert!((1..=2).contains(&ladder.levels));
         assert_eq!(ladder.openings, 1);
-        // Both networks are rated on the ladder's scale, the gain divided by the run time.
-        let gain = ladder.trained.0 - ladder.initial.0;
-        let expected = gain / result.training.hours;
-        assert!((ladder.elo_per_hour - expected).abs() < 1e-6 * expected.abs().max(1.0));
+        // The untrained and the last checkpoint are the curve's ends.
         assert!(ladder.initial.0.is_finite() && ladder.trained.0.is_finite());
+        assert_eq!(result.curve.len(), 2);
+        assert_eq!(result.curve[0].step, 0);
+        assert_eq!(result.curve[1].step, 2);
+        assert_eq!(result.curve[0].elo, ladder.initial);
+        assert_eq!(result.curve[1].elo, ladder.trained);
+        assert!(result.curve.iter().all(|point| point.perfect.is_none()));
     }
     for file in [
         "study.md",
         "first-player.png",
         "first-player.svg",
         "ladder-span.png",
-        "elo-per-hour.svg",
+        "trained-elo.svg",
+        "strength-curve.png",
         "branching.png",
         "game-length.svg",
         "results/othello.json",
@@ -155,6 +160,28 @@ fn bad_study_configs_are_named() {
     assert!(bad_run.contains("network.channels"), "{bad_run}");
     let typo = config(dir.path(), &TINY.replace("strong_games", "strong_gamez")).unwrap_err();
     assert!(typo.contains("strong_gamez"), "{typo}");
+    let perfect_alone = config(
+        dir.path(),
+        &TINY.replace(
+            "simulations = 4\n\n[run.network]",
+            "simulations = 4\nperfect = true\n\n[run.network]",
+        ),
+    )
+    .unwrap_err();
+    assert!(perfect_alone.contains("exact_within"), "{perfect_alone}");
+    std::fs::write(dir.path().join("bad.jsonl"), "{\"variant\": \"othello\"}\n").unwrap();
+    let bad_values = config(
+        dir.path(),
+        &TINY.replace(
+            "seed = 2\n",
+            &format!(
+                "seed = 2\nstart_values = {:?}\n",
+                dir.path().join("bad.jsonl").display().to_string()
+            ),
+        ),
+    )
+    .unwrap_err();
+    assert!(bad_values.contains("line 1"), "{bad_values}");
 }
 
 #[test]
@@ -169,4 +196,66 @@ fn every_committed_study_config_loads() {
         }
     }
     assert!(seen >= 1);
+}
+
+/// Exact values of the 4x4 starts, as `flipzero value --json` writes them (the solver's
+/// results of experiments/2026-12-04-start-values/values-4x4.txt).
+const VALUES_4X4: &str = r#"{"board":"4x4","draw":0.0,"first_player":"black","loss":1.0,"margin":-10.0,"nodes":493,"openings":1,"search":"alpha-beta with solver","seconds":0.24,"variant":"othello","win":0.0}
+{"board":"6x6","draw":0.0,"first_player":"black","loss":1.0,"margin":-4.0,"nodes":661976283,"openings":1,"search":"alpha-beta with solver","seconds":46.5,"variant":"othello","win":0.0}
+"#;
+
+#[test]
+fn perfect_play_tops_the_ladder_and_the_curve_follows_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("values.jsonl"), VALUES_4X4).unwrap();
+    let text = TINY
+        .replace("\"othello\", \"anti\"", "\"othello\"")
+        .replace("iterations = 1", "iterations = 3")
+        .replace(
+            "seed = 2\n",
+            &format!(
+                "seed = 2\nstart_values = {:?}\n",
+                dir.path().join("values.jsonl").display().to_string()
+            ),
+        )
+        .replace(
+            "simulations = 4\n\n[run.network]",
+            "simulations = 4\nperfect = true\nexact_within = 16\nrandom_rung = true\ncurve_points = 3\n\n[run.network]",
+        );
+    let study = config(dir.path(), &text).unwrap();
+    let out = dir.path().join("study");
+    let results = run_study(&study, &out, &Device::flex(), &Silent, &mut |_| {}).unwrap();
+    let result = &results[0];
+    // The 4x4 record, not the 6x6 one.
+    assert_eq!(result.start_value.as_ref().unwrap().margin, -10.0);
+    let names: Vec<&str> = result.ladder.rungs.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(names, ["random", "depth 1", "depth 2", "perfect"]);
+    assert_eq!(result.ladder.rungs[1].1, 0.0, "depth 1 anchors the scale");
+    // The untrained network, then the first checkpoint past each third of the run time
+    // (two thirds can fall on one checkpoint), the last one last.
+    let steps: Vec<u64> = result.curve.iter().map(|p| p.step).collect();
+    assert_eq!((steps[0], steps[steps.len() - 1]), (0, 6), "{steps:?}");
+    assert!((3..=4).contains(&steps.len()), "{steps:?}");
+    assert!(result.curve.windows(2).all(|w| w[0].minutes < w[1].minutes));
+    let total = result.curve.last().unwrap().minutes;
+    assert!(result.curve[1].minutes >= total / 3.0 - 1e-9);
+    for point in &result.curve {
+        let score = point.perfect.as_ref().expect("scored against perfect play");
+        // Each opening played with both colours, each game's value known.
+        assert_eq!(score.games, 2 * result.ladder.openings);
+        assert!(score.kept_outcome[2] <= score.not_lost[2]);
+        assert!(
+            score.discs_lost >= 0,
+            "no one beats the exact value: {score:?}"
+        );
+    }
+    let page = std::fs::read_to_string(out.join("study.md")).unwrap();
+    assert!(page.contains("| othello | 4x4 | loss -10 |"), "{page}");
+    assert!(page.contains("perfect-curve.png"), "{page}");
+    assert!(
+        std::fs::metadata(out.join("exact/othello.json"))
+            .unwrap()
+            .len()
+            > 0
+    );
 }
