@@ -320,8 +320,16 @@ pub struct Engine<W: Bitboard> {
     max_line_turns: u16,
     /// Set when a line went past `max_line_turns`.
     line_too_long: bool,
+    /// What the solver has proved of each position it was handed as a leaf (its score lies
+    /// within these bounds), keyed by the discs and supplies alone: the score does not depend
+    /// on the komi, so positions that differ only by it (the bids of a komi auction lead to
+    /// one start under many komis) share what was solved, where the table keeps them apart.
+    solved_bounds: HashMap<SolvedKey<W>, (i32, i32)>,
     rng: ChaCha8Rng,
 }
+
+/// A solver leaf without its komi: the mover's and the other side's discs and supplies.
+type SolvedKey<W> = (W, W, Option<(u32, u32)>);
 
 /// Why a search to the end gave no value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -368,6 +376,7 @@ impl<W: Bitboard> Engine<W> {
             solver_leaves: false,
             max_line_turns: u16::MAX,
             line_too_long: false,
+            solved_bounds: HashMap::new(),
             rng: ChaCha8Rng::seed_from_u64(config.seed),
             rules: rules.clone(),
             config,
@@ -519,6 +528,51 @@ impl<W: Bitboard> Engine<W> {
         let low = (alpha - offset).div_euclid(per_disc);
         let high = -(offset - beta).div_euclid(per_disc);
         (low.clamp(-most, most - 1), high.clamp(1 - most, most))
+    }
+
+    /// The solver's score of a leaf in the window (`low`, `high`), as
+    /// [`solve_in_window_by`] gives it (at or below `low`: at most that; at or above `high`:
+    /// at least that), answered from what earlier leaves of the same discs proved where that
+    /// suffices, else solved in the part of the window still unknown; `None` when the clock
+    /// stopped it.
+    fn solved_score(
+        &mut self,
+        position: &Position<W>,
+        goal: Goal,
+        low: i32,
+        high: i32,
+    ) -> Option<i32> {
+        let key = (
+            position.player(),
+            position.opponent(),
+            goal.supplies.map(|s| (s.mover, s.other)),
+        );
+        let most = position.geometry().square_count() as i32 + 1;
+        let (at_least, at_most) = self
+            .solved_bounds
+            .get(&key)
+            .copied()
+            .unwrap_or((-most, most));
+        if at_most <= low || at_least == at_most {
+            return Some(at_most);
+        }
+        if at_least >= high {
+            return Some(at_least);
+        }
+        // The score lies within the bounds, so a window clipped to them answers as much.
+        let (low, high) = (low.max(at_least - 1), high.min(at_most + 1));
+        let solution = solve_in_window_by(position, goal, low, high, self.deadline)?;
+        self.nodes += solution.nodes;
+        let score = solution.score;
+        let proved = if score <= low {
+            (at_least, at_most.min(score))
+        } else if score >= high {
+            (at_least.max(score), at_most)
+        } else {
+            (score, score)
+        };
+        self.solved_bounds.insert(key, proved);
+        Some(score)
     }
 
     /// Whether to play `game` exactly rather than by a depth-limited search.
@@ -690,16 +744,14 @@ impl<W: Bitboard> Engine<W> {
             // suffices) and keeps the search's clock: a leaf far from the end must not
             // outlive it.
             let (low, high) = self.solver_window(game, alpha, beta);
-            let Some(solution) = solve_in_window_by(&position, goal, low, high, self.deadline)
-            else {
+            let Some(score) = self.solved_score(&position, goal, low, high) else {
                 self.stopped = true;
                 return 0;
             };
-            self.nodes += solution.nodes;
-            let value = self.solved_value(game, solution.score);
-            let bound = if solution.score <= low {
+            let value = self.solved_value(game, score);
+            let bound = if score <= low {
                 Bound::Upper
-            } else if solution.score >= high {
+            } else if score >= high {
                 Bound::Lower
             } else {
                 Bound::Exact

@@ -257,8 +257,7 @@ impl StudyConfig {
     pub fn load(path: &Path) -> Result<Self, FileError> {
         let invalid = |reason: String| FileError::invalid(path, reason);
         let text = std::fs::read_to_string(path).map_err(|e| FileError::io(path, e))?;
-        let mut config: StudyConfig =
-            toml::from_str(&text).map_err(|e| invalid(e.to_string()))?;
+        let mut config: StudyConfig = toml::from_str(&text).map_err(|e| invalid(e.to_string()))?;
         // A relative `start_values` is read beside the config, wherever the study runs from.
         if let Some(values) = config.start_values.as_mut().filter(|p| p.is_relative()) {
             *values = path.parent().unwrap_or(Path::new(".")).join(&*values);
