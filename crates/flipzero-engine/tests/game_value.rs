@@ -172,3 +172,34 @@ fn a_search_past_its_limit_says_so() {
     let error = start_value::<u64>(&rules, ValueSearch::Minimax, 16, limits).unwrap_err();
     assert!(error.contains("not finished"), "{error}");
 }
+
+#[test]
+fn leaves_solved_under_one_komi_answer_for_the_others() {
+    // After each first bid of the 4x4 komi auction, every second bid leads to the same start
+    // under another komi: one engine keeps what its solver leaves proved across all of them,
+    // and each value must still be alpha-beta's alone.
+    use flipzero_core::Game;
+    use flipzero_engine::{Engine, SearchConfig, WeightsFile};
+    let rules = Preset::Komi.rules(Some(4)).unwrap();
+    let weights = WeightsFile::embedded()
+        .weights_for(&rules, "embedded")
+        .unwrap();
+    let config = SearchConfig {
+        probcut: 0.0,
+        ..SearchConfig::default()
+    };
+    let mut shared = Engine::<u64>::new(&rules, weights.clone(), config.clone());
+    let start = Game::<u64>::try_start(&rules, 1).unwrap();
+    let mut values = Vec::new();
+    for bid in start.legal_decisions(&rules) {
+        let after = start.play_unchecked(&rules, bid);
+        let with_memo = shared.exact_value_with(&after, true, 64).unwrap();
+        let mut alone = Engine::<u64>::new(&rules, weights.clone(), config.clone());
+        let reference = alone.exact_value_with(&after, false, 64).unwrap();
+        assert_eq!(with_memo, reference, "after {bid:?}");
+        values.push(reference);
+    }
+    assert_eq!(values.len(), 17);
+    // The first bid matters: the values are not all one.
+    assert!(values.iter().any(|&v| v != values[0]), "{values:?}");
+}
