@@ -57,18 +57,27 @@ fn steps_on_self_play_samples_lower_the_loss() {
         learning_rate: 3e-3,
         ..TrainConfig::default()
     };
-    let mut trainer = Trainer::new(&rules, &net, train, &Device::flex());
+    // Seeded so that the network drawn is the same on every machine, and enough steps that
+    // the policy loss falls well clear of the noise of a 16-simulation target (about 3.6 to
+    // 2.7 here; 25 steps once left it above where it started on one draw).
+    let device = Device::flex();
+    device.seed(11);
+    let mut trainer = Trainer::new(&rules, &net, train, &device);
     let before = trainer.evaluate::<u64>(&samples).unwrap();
-    for round in 0..25 {
+    let rounds = 100;
+    for round in 0..rounds {
         let start = (round * 48) % (samples.len() - 48);
         trainer
             .train_step::<u64>(&samples[start..start + 48])
             .unwrap();
     }
     let after = trainer.evaluate::<u64>(&samples).unwrap();
-    assert_eq!(trainer.step(), 25);
+    assert_eq!(trainer.step(), rounds as u64);
     assert!(after.total < before.total, "{before:?} -> {after:?}");
-    assert!(after.policy < before.policy, "{before:?} -> {after:?}");
+    assert!(
+        after.policy < before.policy - 0.3,
+        "{before:?} -> {after:?}"
+    );
 
     let mut bad = samples[..3].to_vec();
     bad[1].position = "not a position".to_owned();
