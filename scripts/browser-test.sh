@@ -9,8 +9,10 @@
 # saved game loaded back and replayed, the engine's and the network's analysis, an MCTS
 # agent with the checkpoint; then the page of
 # `flipzero export --format web` (onnxruntime-web installed by `npm ci` from its lock file)
-# against test-vectors.json and in a game. It takes the README's screenshots
-# (docs/images/web-*.png).
+# against test-vectors.json and in a game. It takes the README's screenshots into
+# target/browser-screenshots, so a test run leaves the checkout clean; to refresh the committed ones:
+#
+#   SCREENSHOTS=docs/images scripts/browser-test.sh
 #
 #   scripts/browser-test.sh [path/to/flipzero]    (default: cargo build, target/debug/flipzero)
 #
@@ -54,6 +56,9 @@ if [ ! -d "$TESTS/node_modules/playwright-core" ]; then
 fi
 
 WORK=$(mktemp -d /tmp/flipzero-browser.XXXXXX)
+# Screenshots go to target/ (ignored by git) unless SCREENSHOTS names a folder (relative to the root).
+SHOTS="${SCREENSHOTS:-target/browser-screenshots}"
+case "$SHOTS" in /*) ;; *) SHOTS="$ROOT/$SHOTS" ;; esac
 SERVER_PID=
 cleanup() {
     if [ -n "$SERVER_PID" ]; then
@@ -83,8 +88,8 @@ done
 URL=$(grep -o "http://[^ ]*" "$WORK/server.log" | head -n 1)
 [ -n "$URL" ] || fail "the server did not say where it listens: $(cat "$WORK/server.log")"
 say "server at $URL"
-CHROMIUM="$CHROMIUM" SCREENSHOTS="$ROOT/docs/images" MODEL="$MODEL" EXPORT_DIR="$WORK/export" \
+CHROMIUM="$CHROMIUM" SCREENSHOTS="$SHOTS" MODEL="$MODEL" EXPORT_DIR="$WORK/export" \
     node "$TESTS/page.test.mjs" "$URL" \
     || fail "the page did not pass (server log: $WORK/server.log)"
 kill -0 "$SERVER_PID" 2>/dev/null || fail "the server died during the test"
-say "passed"
+say "passed (screenshots in $SHOTS)"
