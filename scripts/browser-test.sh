@@ -10,7 +10,8 @@
 # agent with the checkpoint; then the page of
 # `flipzero export --format web` (onnxruntime-web installed by `npm ci` from its lock file)
 # against test-vectors.json and in a game. It takes the README's screenshots into
-# target/browser-screenshots, so a test run leaves the checkout clean; to refresh the committed ones:
+# target/browser-screenshots, so a test run leaves the checkout clean; to refresh the
+# committed ones:
 #
 #   SCREENSHOTS=docs/images scripts/browser-test.sh
 #
@@ -56,7 +57,8 @@ if [ ! -d "$TESTS/node_modules/playwright-core" ]; then
 fi
 
 WORK=$(mktemp -d /tmp/flipzero-browser.XXXXXX)
-# Screenshots go to target/ (ignored by git) unless SCREENSHOTS names a folder (relative to the root).
+# Screenshots go to target/ (ignored by git) unless SCREENSHOTS names a folder (a relative
+# one is taken from the repository root).
 SHOTS="${SCREENSHOTS:-target/browser-screenshots}"
 case "$SHOTS" in /*) ;; *) SHOTS="$ROOT/$SHOTS" ;; esac
 SERVER_PID=
