@@ -1,7 +1,7 @@
 //! Move lists replayed from each preset's start: play or say which move is wrong.
 #![no_main]
 
-use flipzero_core::{Bitboard, Game, Rules, notation, with_width};
+use flipzero_core::{Bitboard, Game, Rules, variant::notation, with_width};
 use flipzero_fuzz::{assert_explained, rules_and_text};
 use libfuzzer_sys::fuzz_target;
 

@@ -72,3 +72,79 @@ fn the_crate_map_and_the_dependencies_are_read_as_written() {
     let manifest = "[package]\nname = \"flipzero-core\"\n[dependencies]\nflipzero-report.workspace = true\nserde = \"1\"\n";
     assert_eq!(workspace_dependencies(manifest), ["flipzero-report"]);
 }
+
+/// The wings of `flipzero-core` each source file belongs to: `othello/`, `variant/`, or the
+/// shared modules at the top.
+fn core_wing(relative: &Path) -> &'static str {
+    match relative
+        .components()
+        .next()
+        .and_then(|c| c.as_os_str().to_str())
+    {
+        Some("othello") => "othello",
+        Some("variant") => "variant",
+        _ => "shared",
+    }
+}
+
+/// The wings a Rust source names in its code (comments and doc lines left out).
+fn wings_named(source: &str) -> Vec<&'static str> {
+    let code = source
+        .lines()
+        .filter(|line| !line.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    ["othello", "variant"]
+        .into_iter()
+        .filter(|wing| {
+            code.contains(&format!("crate::{wing}"))
+                || code.contains(&format!("super::super::{wing}"))
+        })
+        .collect()
+}
+
+fn rust_files(folder: &Path, found: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(folder).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, found);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            found.push(path);
+        }
+    }
+}
+
+#[test]
+fn the_core_wings_stand_on_the_shared_modules_only() {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/flipzero-core/src");
+    let mut files = Vec::new();
+    rust_files(&source, &mut files);
+    assert!(files.len() >= 15, "found {files:?}");
+    let mut crossings = Vec::new();
+    for file in files {
+        let relative = file.strip_prefix(&source).unwrap();
+        if relative == Path::new("lib.rs") {
+            continue; // the crate root re-exports both wings
+        }
+        let own = core_wing(relative);
+        for wing in wings_named(&std::fs::read_to_string(&file).unwrap()) {
+            if wing != own {
+                crossings.push(format!("{} ({own}) -> {wing}", relative.display()));
+            }
+        }
+    }
+    assert!(
+        crossings.is_empty(),
+        "a wing or a shared module uses another wing: {crossings:?}"
+    );
+}
+
+#[test]
+fn wings_are_read_from_code_not_comments() {
+    assert_eq!(
+        wings_named("//! see crate::variant\nuse crate::othello::Position;"),
+        ["othello"]
+    );
+    assert_eq!(core_wing(Path::new("variant/game/mod.rs")), "variant");
+    assert_eq!(core_wing(Path::new("movegen.rs")), "shared");
+}

@@ -9,7 +9,7 @@
 use std::fmt::Write;
 use std::path::PathBuf;
 
-use flipzero_core::{Game, Geometry, Position, Preset, notation};
+use flipzero_core::{Game, Geometry, Position, Preset, variant::notation};
 use flipzero_engine::{Goal, Solution, obf, solve, solve_one_best, solve_outcome};
 use flipzero_mcts::{MctsConfig, SearchKind, UniformEvaluator};
 use flipzero_selfplay::{SelfPlayConfig, play};

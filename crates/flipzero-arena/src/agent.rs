@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use burn::tensor::Device;
-use flipzero_core::rules::Objective;
+use flipzero_core::variant::rules::Objective;
 use flipzero_core::{Bitboard, Decision, Game, Rules};
 use flipzero_engine::{Engine, ExactSolver, Proof, SearchConfig, Weights, WeightsFile};
 use flipzero_mcts::{Evaluator, Mcts, MctsConfig, SearchKind, UniformEvaluator};

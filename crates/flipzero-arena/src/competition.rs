@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use burn::tensor::Device;
-use flipzero_core::{Bitboard, Color, Game, Rules, notation, with_width};
+use flipzero_core::{Bitboard, Color, Game, Rules, variant::notation, with_width};
 use flipzero_engine::WeightsFile;
 use serde::{Deserialize, Serialize};
 

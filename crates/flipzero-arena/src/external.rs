@@ -8,7 +8,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
-use flipzero_core::{Bitboard, Color, Decision, Game, Preset, Rules, notation};
+use flipzero_core::{Bitboard, Color, Decision, Game, Preset, Rules, variant::notation};
 
 use crate::agent::Agent;
 

@@ -3,7 +3,7 @@
 //! carries is read: `BO[size squares mover]` and the `B[..]`/`W[..]` moves; other
 //! properties are skipped.
 
-use flipzero_core::{Bitboard, Color, Game, Rules, notation};
+use flipzero_core::{Bitboard, Color, Game, Rules, variant::notation};
 
 /// The board side of a GGF game's `BO[` property.
 pub fn board_side(ggf: &str) -> Option<u8> {

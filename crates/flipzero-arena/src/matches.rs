@@ -172,7 +172,8 @@ pub fn play_game<W: Bitboard>(
     } else {
         -black_score
     };
-    let margin = if rules.spec().objective == flipzero_core::rules::Objective::FewestDiscs {
+    let margin = if rules.spec().objective == flipzero_core::variant::rules::Objective::FewestDiscs
+    {
         -own_margin
     } else {
         own_margin

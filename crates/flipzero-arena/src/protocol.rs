@@ -7,7 +7,7 @@
 use std::io::{BufRead, Read, Write};
 use std::time::{Duration, Instant};
 
-use flipzero_core::{Bitboard, Color, Game, Outcome, Preset, Rules, notation, with_width};
+use flipzero_core::{Bitboard, Color, Game, Outcome, Preset, Rules, variant::notation, with_width};
 use flipzero_engine::{Engine, SearchConfig, WeightsFile};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

@@ -93,7 +93,7 @@ fn a_failing_engine_forfeits_its_games_and_the_match_goes_on() {
 #[test]
 fn the_arena_tells_a_gtp_engine_each_opening_by_its_own_moves() {
     use flipzero_arena::random_opening_lines;
-    use flipzero_core::{Game, notation};
+    use flipzero_core::{Game, variant::notation};
     // An engine that logs what it hears, one file per process (one per game), answers every
     // command with an empty success and so forfeits at its first `genmove`.
     let folder = tempfile::tempdir().unwrap();
@@ -197,7 +197,7 @@ fn grhino() -> Option<&'static str> {
 fn grhino_is_told_a_pass_its_own_way_and_answers_after_it() {
     use flipzero_arena::agent::Agent;
     use flipzero_arena::external::GtpAgent;
-    use flipzero_core::{Decision, Game, notation};
+    use flipzero_core::{Decision, Game, variant::notation};
     let Some(program) = grhino() else { return };
     let rules = Preset::Othello.rules(None).unwrap();
     // A game in which Black has no move with two squares left (White has a8 and b8).
@@ -229,7 +229,8 @@ fn full_games_against_grhino_end_on_the_board() {
         assert_eq!(game.ending, "finished", "{}", game.decisions);
         // Played to the end: the board is full or neither side can move.
         let opening = flipzero_core::Game::<u64>::from_text(&rules, &game.opening).unwrap();
-        let end = flipzero_core::notation::replay(&rules, &opening, &game.decisions).unwrap();
+        let end =
+            flipzero_core::variant::notation::replay(&rules, &opening, &game.decisions).unwrap();
         assert!(end.is_over(), "{}", game.decisions);
     }
 }

@@ -170,7 +170,7 @@ fn gtp_boardsize_refuses_a_side_the_agent_cannot_serve_and_keeps_its_game() {
     );
     // The game on 6x6, with Black's move, is still the session's: White moves on it.
     let white = replies[2].strip_prefix("= ").unwrap_or_default();
-    let after_b3 = flipzero_core::notation::replay(
+    let after_b3 = flipzero_core::variant::notation::replay(
         &rules,
         &flipzero_core::Game::<u64>::start(&rules),
         &format!("b3 {}", white.to_ascii_lowercase()),

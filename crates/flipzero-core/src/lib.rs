@@ -1,4 +1,14 @@
-//! The flipzero game engine: bitboard Othello on every board from 4x4 to 16x16.
+//! The flipzero game engine: bitboard Othello and its variants on every board from 4x4 to
+//! 16x16.
+//!
+//! Two wings over shared modules:
+//! - [`othello`]: the fast path for standard Othello ([`Position`], its text, the perft
+//!   kernels), used where speed matters most (perft, the exact solver);
+//! - [`variant`]: the engine for every rule set ([`Rules`], [`Game`], [`Decision`], move
+//!   notation, perft over turns);
+//! - shared: bitboards ([`bitboard`]), board shapes ([`geometry`]), the move generator both
+//!   wings run on ([`movegen`]), symmetries, colours and outcomes ([`color`]), the hash mixer
+//!   ([`hash`]), the board text ([`board_text`]) and the parallel perft driver.
 //!
 //! ```
 //! use flipzero_core::{Geometry, Position, perft};
@@ -16,28 +26,29 @@
 //! that everything below is compiled for one concrete width.
 
 pub mod bitboard;
-pub mod decision;
+pub mod board_text;
+pub mod color;
 pub mod files;
-pub mod game;
 pub mod geometry;
+pub mod hash;
 pub mod movegen;
-pub mod notation;
-pub mod perft;
-pub mod position;
-pub mod rules;
+pub mod othello;
+mod perft_driver;
 pub mod symmetry;
-pub mod text;
+pub mod variant;
 
 pub use bitboard::{Bitboard, U256};
-pub use decision::{Decision, Orientation};
-pub use game::{DecisionError, Game, GameTextError, Phase, StartError};
+pub use board_text::{TextError, text_shape};
+pub use color::{Color, Outcome, Scoring};
 pub use geometry::{Geometry, GeometryError, MAX_SIDE, MIN_SIDE, Square, SquareParseError};
-pub use notation::{ReplayError, decision_name, replay, replay_decisions};
-pub use perft::{Kernel, perft, perft_parallel, perft_with_kernel};
-pub use position::{Color, MoveError, Outcome, Position, PositionError, Scoring};
-pub use rules::{Preset, Rules, RulesError, RulesSpec};
+pub use othello::{
+    Kernel, MoveError, Position, PositionError, perft, perft_parallel, perft_with_kernel,
+};
 pub use symmetry::Symmetry;
-pub use text::{TextError, text_shape};
+pub use variant::{
+    Decision, DecisionError, Game, GameTextError, Orientation, Phase, Preset, ReplayError, Rules,
+    RulesError, RulesSpec, StartError, decision_name, replay, replay_decisions,
+};
 
 /// The bitboard widths, smallest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

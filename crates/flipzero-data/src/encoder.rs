@@ -5,7 +5,7 @@
 //! The layout is versioned by [`ENCODER_VERSION`]: shards, checkpoints and exported models
 //! record it, and any change to the planes below must raise it.
 
-use flipzero_core::rules::{ColourChoice, Komi, SupplySpec};
+use flipzero_core::variant::rules::{ColourChoice, Komi, SupplySpec};
 use flipzero_core::{Bitboard, Color, Game, Phase, Rules, Symmetry};
 use ndarray::{Array1, Array3, ArrayViewMut3};
 

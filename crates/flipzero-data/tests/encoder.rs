@@ -147,7 +147,8 @@ fn sacrifice_repetitions_are_visible_and_hashed() {
     let rules = Preset::Sacrifice.rules(None).unwrap();
     let encoder = Encoder::new(&rules);
     let start = Game::<u64>::start(&rules);
-    let replay = |line: &str| flipzero_core::notation::replay(&rules, &start, line).unwrap();
+    let replay =
+        |line: &str| flipzero_core::variant::notation::replay(&rules, &start, line).unwrap();
     let first = replay("e4");
     let second = replay("e4 d4 d5 e4 d4 d5 e4");
     let seen = |game: &Game<u64>| {

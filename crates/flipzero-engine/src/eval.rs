@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use flipzero_core::rules::{Objective, SupplySpec, Topology};
+use flipzero_core::variant::rules::{Objective, SupplySpec, Topology};
 use flipzero_core::{Bitboard, Color, Game, Geometry, Preset, Rules};
 use serde::{Deserialize, Serialize};
 

@@ -6,8 +6,10 @@
 //! Perfect play as a yardstick (the `perfect` agent, exact opening values, the policy
 //! accuracy of a network) and exact training targets are all built on this.
 
-use flipzero_core::game::{Phase, UNLIMITED};
-use flipzero_core::rules::{Objective, PassRule, Protocol, StartSpec, SupplySpec, Topology};
+use flipzero_core::variant::game::{Phase, UNLIMITED};
+use flipzero_core::variant::rules::{
+    Objective, PassRule, Protocol, StartSpec, SupplySpec, Topology,
+};
 use flipzero_core::{Bitboard, Color, Decision, Game, Position, Rules};
 
 use crate::solver::{Goal, Solution, Supplies, solve_for, solve_one_best};

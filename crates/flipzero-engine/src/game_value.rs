@@ -13,8 +13,8 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use flipzero_core::rules::StartSpec;
-use flipzero_core::{Bitboard, Color, Game, Rules, notation};
+use flipzero_core::variant::rules::StartSpec;
+use flipzero_core::{Bitboard, Color, Game, Rules, variant::notation};
 
 use crate::search::{Engine, MinimaxCount, SearchConfig, Unfinished, minimax_to_the_end};
 use crate::{ExactSolver, WeightsFile};

@@ -15,7 +15,7 @@
 
 use std::io::Read;
 
-use flipzero_core::rules::Topology;
+use flipzero_core::variant::rules::Topology;
 use flipzero_core::{Bitboard, Game, Geometry, Rules, Square, Symmetry};
 use serde::{Deserialize, Serialize};
 

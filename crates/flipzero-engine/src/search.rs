@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use flipzero_core::rules::{LineFallback, Objective};
+use flipzero_core::variant::rules::{LineFallback, Objective};
 use flipzero_core::{Bitboard, Color, Decision, Game, Outcome, Position, Rules};
 use rand::SeedableRng;
 use rand::seq::IndexedRandom;

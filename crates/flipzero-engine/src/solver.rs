@@ -9,8 +9,8 @@
 //! mobility (plus a short search far from the end), by quadrant parity near the end; the last
 //! four empties in a function of their own, the last square scored without playing it.
 
+use flipzero_core::color::winner_takes_empties;
 use flipzero_core::movegen::{Layout, flips, legal_moves};
-use flipzero_core::position::winner_takes_empties;
 use std::time::Instant;
 
 use flipzero_core::{Bitboard, Geometry, Kernel, Position, Scoring, Square, Symmetry};
@@ -567,7 +567,7 @@ shallow_kernel!(
 );
 
 /// Defines one copy of the recursive search; the copies differ only in the CPU features they
-/// are compiled for (see `flipzero_core::perft` for the same pattern), so that the feature
+/// are compiled for (see `flipzero_core::othello::perft` for the same pattern), so that the feature
 /// check happens once per solve rather than once per node. Each is generic over `LIMITED`:
 /// whether the sides' supplies of discs can run out, in which case `supply` is the mover's
 /// (else it is never read, and Othello's search pays nothing for it).

@@ -31,7 +31,7 @@
 //! same player to move (see `Game::same_player_to_move`), so values change sign only where
 //! the player changes.
 
-use flipzero_core::rules::Objective;
+use flipzero_core::variant::rules::Objective;
 use flipzero_core::{Bitboard, Color, Decision, Game, Outcome, Rules};
 use flipzero_engine::{ExactSolver, Proof};
 use rand::{Rng, SeedableRng};

@@ -14,7 +14,7 @@ use burn::store::{BurnToPyTorchAdapter, ModuleSnapshot, SafetensorsStore};
 use burn::tensor::{Device, Tensor, TensorData};
 use burn_onnx::export::{AxisSpec, InputSpec, OnnxExporter, Opset};
 use flipzero_core::files::{FileError, write_atomically};
-use flipzero_core::{Bitboard, Decision, Game, Rules, RulesSpec, notation, with_width};
+use flipzero_core::{Bitboard, Decision, Game, Rules, RulesSpec, variant::notation, with_width};
 use flipzero_data::Encoder;
 use flipzero_data::encoder::{ENCODER_VERSION, PLANES, legal_mask};
 use onnx_ir::{Message, ModelProto};

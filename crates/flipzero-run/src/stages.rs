@@ -156,7 +156,7 @@ fn append_lines(path: &std::path::Path, text: &str) -> Result<(), FileError> {
 /// A stream of numbers mixed into one seed.
 pub(crate) fn mix(values: &[u64]) -> u64 {
     values.iter().fold(0x243f_6a88_85a3_08d3, |seed, &value| {
-        flipzero_core::position::mix64(seed ^ value)
+        flipzero_core::hash::mix64(seed ^ value)
     })
 }
 

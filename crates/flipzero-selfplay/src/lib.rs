@@ -2,7 +2,7 @@
 //! one evaluator call per simulation round; every decision becomes a training sample whose
 //! value targets are filled in when its game ends.
 
-use flipzero_core::rules::Objective;
+use flipzero_core::variant::rules::Objective;
 use flipzero_core::{Bitboard, Color, Decision, Game, Outcome, Rules};
 use flipzero_data::Sample;
 use flipzero_engine::{ExactSolver, Proof};

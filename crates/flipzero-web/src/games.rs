@@ -4,7 +4,7 @@
 
 use flipzero_arena::competition::SavedGame;
 use flipzero_core::{Bitboard, Color, Decision, Game, Outcome, Phase, Preset, Rules};
-use flipzero_core::{decision_name, notation, with_width};
+use flipzero_core::{decision_name, variant::notation, with_width};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};

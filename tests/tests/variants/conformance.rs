@@ -1,6 +1,6 @@
 //! Random games to the end on every preset and size, checking the engine's invariants.
 
-use flipzero_core::rules::{Komi, Objective};
+use flipzero_core::variant::rules::{Komi, Objective};
 use flipzero_core::{
     Bitboard, Color, Decision, Game, Outcome, Phase, Preset, Rules, Scoring, Symmetry,
 };
@@ -121,7 +121,7 @@ fn check_state<W: Bitboard>(rules: &Rules, game: &Game<W>, initial_supply: [[u16
                         if rules.spec().objective
                             == (Objective::Line {
                                 length,
-                                fallback: flipzero_core::rules::LineFallback::Draw,
+                                fallback: flipzero_core::variant::rules::LineFallback::Draw,
                             })
                         {
                             assert_eq!(outcome, Outcome::Draw);

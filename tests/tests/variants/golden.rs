@@ -172,7 +172,7 @@ fn classic_reversi_fills_the_centre_in_any_order() {
     assert_eq!(error.index, 2);
     // The four centre squares in every order: 4, 4 x 3, 4 x 3 x 2, 4! sequences.
     let counts: Vec<u64> = (1..=4)
-        .map(|depth| flipzero_core::game::perft(&classic, &start, depth))
+        .map(|depth| flipzero_core::variant::perft::perft(&classic, &start, depth))
         .collect();
     assert_eq!(counts, [4, 12, 24, 24]);
     // Ply 4 (the sources' rule): White's only disc goes on the last centre square, e5,
@@ -350,7 +350,7 @@ fn classic_reversi_after_the_centre_moves_like_the_reference() {
     );
     for extra in 1..=4 {
         assert_eq!(
-            flipzero_core::game::perft(&classic, &start, 4 + extra),
+            flipzero_core::variant::perft::perft(&classic, &start, 4 + extra),
             8 * cross.perft(extra) + 16 * parallel.perft(extra),
             "depth {}",
             4 + extra
@@ -372,7 +372,7 @@ fn the_othello_presets_move_like_the_reference() {
         let reference = reference_start(preset);
         for depth in 1..=4 {
             assert_eq!(
-                flipzero_core::game::perft(&rules, &start, depth),
+                flipzero_core::variant::perft::perft(&rules, &start, depth),
                 reference.perft(depth),
                 "{preset} depth {depth}"
             );
@@ -427,7 +427,7 @@ fn komi_bids_are_two_turns_in_front_of_othello() {
     let othello = Position::start(start.geometry());
     for depth in 2..=6 {
         assert_eq!(
-            flipzero_core::game::perft(&komi, &start, depth),
+            flipzero_core::variant::perft::perft(&komi, &start, depth),
             306 * flipzero_core::perft(&othello, depth - 2),
             "depth {depth}"
         );
@@ -471,7 +471,7 @@ fn a_result_decided_by_a_rule_gives_the_empties_to_its_winner() {
 #[test]
 fn a_sacrifice_that_completes_the_opponents_line_loses() {
     let mut spec = Preset::Gomullo.spec(None);
-    spec.sacrifice = Some(flipzero_core::rules::SacrificeSpec::default());
+    spec.sacrifice = Some(flipzero_core::variant::rules::SacrificeSpec::default());
     let rules = Rules::try_from(spec).unwrap();
     let text = format!("OOOOOOOX{}--OX{} X", "-".repeat(27), "-".repeat(25));
     let game = Game::<u64>::from_text(&rules, &text).unwrap();
@@ -484,7 +484,7 @@ fn a_sacrifice_that_completes_the_opponents_line_loses() {
 fn bids_come_before_the_turns_of_the_game() {
     // Classic reversi with a bid phase still has its four centre plies after the bids.
     let mut spec = Preset::ClassicReversi.spec(None);
-    spec.komi = flipzero_core::rules::KomiSpec::Bid { min: -2, max: 2 };
+    spec.komi = flipzero_core::variant::rules::KomiSpec::Bid { min: -2, max: 2 };
     let rules = Rules::try_from(spec).unwrap();
     let game = play(&rules, "bid0 bid+1 d4 e4 d5");
     let e5 = Decision::square(rotation_geometry().parse_square("e5").unwrap());
@@ -495,7 +495,7 @@ fn bids_come_before_the_turns_of_the_game() {
 #[test]
 fn random_openings_end_on_a_turn_boundary() {
     let mut spec = Preset::Rotation.spec(None);
-    spec.start = flipzero_core::rules::StartSpec::RandomPlies(5);
+    spec.start = flipzero_core::variant::rules::StartSpec::RandomPlies(5);
     let rules = Rules::try_from(spec).unwrap();
     for seed in 0..20 {
         let game = Game::<u64>::try_start(&rules, seed).unwrap();

@@ -2,7 +2,7 @@
 //! `<side> <depth> <leaves>`, counted as docs/RULES.md section 6 says. Depths whose leaves exceed
 //! `NORMAL_SUITE_LEAVES` run only with `--ignored`.
 
-use flipzero_core::{Game, Preset, game};
+use flipzero_core::{Game, Preset, variant};
 
 const NORMAL_SUITE_LEAVES: u64 = 400_000;
 
@@ -41,7 +41,7 @@ fn check(heavy: bool) {
             }
             let rules = preset.rules(Some(side)).unwrap();
             let counted = flipzero_core::with_width!(rules.square_count(), W => {
-                game::perft_parallel(&rules, &Game::<W>::start(&rules), depth)
+                variant::perft::perft_parallel(&rules, &Game::<W>::start(&rules), depth)
             });
             assert_eq!(counted, leaves, "{preset} {side}x{side} depth {depth}");
         }

@@ -47,12 +47,12 @@ fn sizes_are_a_parameter() {
     assert_eq!((rules.rows(), rules.cols()), (10, 10));
     assert!(matches!(
         rules.spec().objective,
-        flipzero_core::rules::Objective::Line { length: 10, .. }
+        flipzero_core::variant::rules::Objective::Line { length: 10, .. }
     ));
     let classic = Preset::ClassicReversi.rules(Some(6)).unwrap();
     assert_eq!(
         classic.spec().supply,
-        flipzero_core::rules::SupplySpec::PerPlayer(18)
+        flipzero_core::variant::rules::SupplySpec::PerPlayer(18)
     );
     // A path keeps its file's rules and takes the size.
     let path = config_path(Preset::Anti);

@@ -175,7 +175,7 @@ fn perft_matches_the_references() {
             let reference = ReferenceGame::start(reference_rules, usize::from(side));
             for d in 1..=depth {
                 let leaves = with_width!(rules.square_count(), W => {
-                    flipzero_core::game::perft(&rules, &Game::<W>::start(&rules), d)
+                    flipzero_core::variant::perft::perft(&rules, &Game::<W>::start(&rules), d)
                 });
                 assert_eq!(
                     leaves,
@@ -210,7 +210,7 @@ fn random_opening_moves_like_the_othello_reference_from_its_drawn_starts() {
         let reference = flipzero_tests::reference::ReferenceBoard::from_position(&position);
         for depth in 1..=4 {
             assert_eq!(
-                flipzero_core::game::perft(&rules, &game, depth),
+                flipzero_core::variant::perft::perft(&rules, &game, depth),
                 reference.perft(depth),
                 "seed {seed}, depth {depth}"
             );

@@ -1,6 +1,6 @@
 //! Each validation rule of `Rules::try_from`, with the field it names.
 
-use flipzero_core::rules::*;
+use flipzero_core::variant::rules::*;
 use flipzero_core::{Preset, Rules, RulesError};
 
 fn refused(spec: RulesSpec, field: &str, words: &str) {

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
-use flipzero_core::{Bitboard, Game, Rules, decision_name, notation};
+use flipzero_core::{Bitboard, Game, Rules, decision_name, variant::notation};
 use flipzero_engine::{Engine, SearchConfig};
 
 use super::engine_setup::weights_for;

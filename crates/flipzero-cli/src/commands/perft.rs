@@ -6,8 +6,8 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use clap::Args;
 use flipzero_core::{
-    Bitboard, Game, Geometry, Kernel, Position, Preset, Rules, game, perft_parallel,
-    perft_with_kernel,
+    Bitboard, Game, Geometry, Kernel, Position, Preset, Rules, perft_parallel, perft_with_kernel,
+    variant,
 };
 
 /// Arguments of `flipzero perft`.
@@ -116,9 +116,9 @@ fn count_variant(rules: &Rules, args: &PerftArgs) -> anyhow::Result<()> {
         );
         count_depths(args, &title, |depth| {
             if args.threads > 1 {
-                game::perft_parallel(rules, &start, depth)
+                variant::perft::perft_parallel(rules, &start, depth)
             } else {
-                game::perft(rules, &start, depth)
+                variant::perft::perft(rules, &start, depth)
             }
         })
     })

@@ -6,7 +6,9 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
-use flipzero_core::{Bitboard, Color, Decision, Game, Outcome, Rules, decision_name, notation};
+use flipzero_core::{
+    Bitboard, Color, Decision, Game, Outcome, Rules, decision_name, variant::notation,
+};
 use flipzero_engine::Engine;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;

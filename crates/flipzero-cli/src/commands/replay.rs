@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Args;
 use flipzero_arena::competition::SavedGame;
-use flipzero_core::{Bitboard, Color, Game, Outcome, Rules, notation};
+use flipzero_core::{Bitboard, Color, Game, Outcome, Rules, variant::notation};
 
 /// Arguments of `flipzero replay`.
 #[derive(Debug, Args)]

@@ -14,9 +14,9 @@ pub use spec::{
 };
 
 use crate::U256;
-use crate::decision::Decision;
+use crate::color::{Color, Scoring};
 use crate::geometry::{MAX_SIDE, MIN_SIDE};
-use crate::position::{Color, Scoring};
+use crate::variant::decision::Decision;
 
 /// A rules spec that cannot be played, with the field at fault and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -482,7 +482,7 @@ impl Rules {
         match index - squares {
             0 => Some(Decision::Pass),
             offset if offset <= orientations => Some(Decision::Orient(
-                crate::decision::Orientation::ALL[offset - 1],
+                crate::variant::decision::Orientation::ALL[offset - 1],
             )),
             offset => match self.komi {
                 Komi::Bid { min, max } => {
@@ -497,13 +497,13 @@ impl Rules {
     /// Checks that the start can be built: diagrams parse, opening lists replay.
     fn check_start_position(&self) -> Result<(), RulesError> {
         match &self.spec.start {
-            StartSpec::Diagram(text) => crate::game::Game::<U256>::from_text(self, text)
+            StartSpec::Diagram(text) => crate::variant::game::Game::<U256>::from_text(self, text)
                 .map(drop)
                 .map_err(|error| invalid("start.diagram", error.to_string())),
             StartSpec::OpeningList(list) => {
                 for (index, line) in list.iter().enumerate() {
-                    let start = crate::game::Game::<U256>::cross_start(self);
-                    crate::notation::replay(self, &start, line).map_err(|error| {
+                    let start = crate::variant::game::Game::<U256>::cross_start(self);
+                    crate::variant::notation::replay(self, &start, line).map_err(|error| {
                         invalid(
                             "start.opening-list",
                             format!("opening {} (`{line}`): {error}", index + 1),
@@ -514,7 +514,7 @@ impl Rules {
             }
             _ => {
                 // Building the start also checks supplies against the start's discs.
-                crate::game::Game::<U256>::try_start(self, 0)
+                crate::variant::game::Game::<U256>::try_start(self, 0)
                     .map(drop)
                     .map_err(|error| invalid("start", error.to_string()))
             }

@@ -1,16 +1,14 @@
-//! Perft: the number of move sequences of a given length, the standard check of a move
-//! generator and its standard speed test.
+//! Perft on the Othello fast path: kernels compiled per CPU feature level and per board side,
+//! counting the last ply in bulk.
 //!
 //! Conventions (docs/RULES.md section 6): a forced pass counts as one ply, and a finished game is a
 //! leaf at every deeper depth. The last ply is counted in bulk (the number of legal moves)
 //! rather than played.
 
-use rayon::prelude::*;
-
 use crate::bitboard::Bitboard;
-use crate::geometry::Geometry;
+use crate::geometry::{Geometry, Square};
 use crate::movegen::{Layout, flips, legal_moves};
-use crate::position::Position;
+use crate::othello::Position;
 
 /// A compiled variant of the perft kernel, chosen at run time from the CPU's features.
 ///
@@ -160,39 +158,33 @@ pub fn perft_with_kernel<W: Bitboard>(position: &Position<W>, depth: u32, kernel
 }
 
 /// Perft on every thread of the current rayon pool.
-///
-/// The tree is expanded breadth-first until it offers enough subtrees to keep every thread
-/// busy; the subtrees are then counted in parallel.
 pub fn perft_parallel<W: Bitboard>(position: &Position<W>, depth: u32) -> u64 {
-    let wanted = 64 * rayon::current_num_threads();
-    let mut frontier = vec![*position];
-    let mut finished_leaves = 0;
-    let mut remaining = depth;
-    while remaining > 2 && frontier.len() < wanted {
-        let mut next = Vec::with_capacity(frontier.len() * 8);
-        for node in frontier {
-            let moves = node.legal_moves();
-            if !moves.is_empty() {
-                next.extend(
-                    moves
-                        .indices()
-                        .map(|index| node.play_unchecked(crate::geometry::Square(index as u8))),
-                );
-            } else if node.is_game_over() {
-                finished_leaves += 1;
-            } else {
-                next.push(node.pass_unchecked());
-            }
+    crate::perft_driver::count_in_parallel(OthelloTree(*position), depth)
+}
+
+/// An Othello position as a node of the shared parallel driver.
+struct OthelloTree<W: Bitboard>(Position<W>);
+
+impl<W: Bitboard> crate::perft_driver::PerftTree for OthelloTree<W> {
+    fn children(&self, depth: u32) -> Option<Vec<(Self, u32)>> {
+        let node = &self.0;
+        let moves = node.legal_moves();
+        if !moves.is_empty() {
+            let children = moves
+                .indices()
+                .map(|index| OthelloTree(node.play_unchecked(Square(index as u8))))
+                .map(|child| (child, depth - 1));
+            Some(children.collect())
+        } else if node.is_game_over() {
+            None
+        } else {
+            Some(vec![(OthelloTree(node.pass_unchecked()), depth - 1)])
         }
-        frontier = next;
-        remaining -= 1;
     }
-    let kernel = Kernel::detect();
-    finished_leaves
-        + frontier
-            .par_iter()
-            .map(|node| perft_with_kernel(node, remaining, kernel))
-            .sum::<u64>()
+
+    fn count(&self, depth: u32) -> u64 {
+        perft(&self.0, depth)
+    }
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use std::str::FromStr;
 
 use super::spec::*;
 use super::{Rules, RulesError};
-use crate::position::Color;
+use crate::color::Color;
 
 /// A named variant. Each has a commented TOML file `configs/variants/<name>.toml` that reads
 /// to the same spec (checked by a test).

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::position::Color;
+use crate::color::Color;
 
 /// The rules as written in a config file.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

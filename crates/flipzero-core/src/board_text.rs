@@ -1,4 +1,6 @@
-//! Text forms of a position: the one-line format and the ASCII diagram.
+//! The board text both wings read and write: the one-line format and the ASCII diagram
+//! (the Othello position's in [`crate::othello`], the variant engine's, with its extra fields,
+//! in [`crate::variant`]).
 //!
 //! One-line format (OBF-compatible at 8x8): the squares a1, b1, ... row by row as `X`
 //! (black), `O` (white) or `-` (empty), a space, and the side to move (`X` or `O`). Anything
@@ -22,11 +24,9 @@
 //! X to move
 //! ```
 
-use std::fmt;
-
 use crate::bitboard::Bitboard;
+use crate::color::Color;
 use crate::geometry::{Geometry, GeometryError, MAX_SIDE, MIN_SIDE, Square};
-use crate::position::{Color, Position, PositionError};
 
 /// Position text that does not parse, with what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -86,12 +86,12 @@ pub enum TextError {
     /// The shape does not exist or does not fit the bitboard width.
     #[error(transparent)]
     Geometry(#[from] GeometryError),
-    /// The discs do not form a position.
-    #[error(transparent)]
-    Position(#[from] PositionError),
+    /// The discs do not form a position (what the wing that builds it found).
+    #[error("{0}")]
+    Discs(String),
 }
 
-fn disc_of(character: char) -> Option<Option<Color>> {
+pub(crate) fn disc_of(character: char) -> Option<Option<Color>> {
     match character {
         'X' | 'x' | '*' => Some(Some(Color::Black)),
         'O' | 'o' => Some(Some(Color::White)),
@@ -100,7 +100,7 @@ fn disc_of(character: char) -> Option<Option<Color>> {
     }
 }
 
-fn side_of(text: &str) -> Result<Color, TextError> {
+pub(crate) fn side_of(text: &str) -> Result<Color, TextError> {
     match text {
         "X" | "x" | "*" => Ok(Color::Black),
         "O" | "o" => Ok(Color::White),
@@ -120,7 +120,7 @@ fn square_side(squares: usize) -> Option<u8> {
 /// The shape of a one-line position, read without building it (to pick the bitboard width).
 ///
 /// # Errors
-/// As [`Position::from_text`], for the parts that decide the shape.
+/// As [`crate::Position::from_text`], for the parts that decide the shape.
 pub fn text_shape(text: &str) -> Result<(u8, u8), TextError> {
     let (rows, cols, _, _) = shape_and_squares(text)?;
     Ok((rows, cols))
@@ -146,7 +146,7 @@ fn shape_and_squares(
     Ok((rows, cols, squares, tokens))
 }
 
-/// A one-line position split into its parts, shared by [`Position::from_text`] and the
+/// A one-line position split into its parts, shared by [`crate::Position::from_text`] and the
 /// variant engine's text: the shape, the square characters (their count checked), the side
 /// to move, and the tokens after it.
 pub(crate) struct BoardText<'a> {
@@ -180,14 +180,14 @@ pub(crate) fn split_board_text(text: &str) -> Result<BoardText<'_>, TextError> {
     })
 }
 
-struct Diagram {
-    cells: Vec<Vec<Option<Color>>>,
-    rows: u8,
-    cols: u8,
-    side_to_move: Color,
+pub(crate) struct Diagram {
+    pub(crate) cells: Vec<Vec<Option<Color>>>,
+    pub(crate) rows: u8,
+    pub(crate) cols: u8,
+    pub(crate) side_to_move: Color,
 }
 
-fn read_diagram(text: &str) -> Result<Diagram, TextError> {
+pub(crate) fn read_diagram(text: &str) -> Result<Diagram, TextError> {
     let mut rows = Vec::new();
     let mut side_to_move = None;
     for (line_index, line) in text.lines().enumerate() {
@@ -262,79 +262,6 @@ fn read_diagram(text: &str) -> Result<Diagram, TextError> {
     })
 }
 
-impl<W: Bitboard> Position<W> {
-    /// Parses the one-line format described in the [module docs](self).
-    ///
-    /// # Errors
-    /// A [`TextError`] naming what is wrong: the shape, a bad character and its square, a
-    /// missing or bad side to move, or a shape wider than `W`.
-    pub fn from_text(text: &str) -> Result<Self, TextError> {
-        let mut board = split_board_text(text)?;
-        let geometry = Geometry::<W>::get(board.rows, board.cols)?;
-        let squares = board.squares;
-        let (mut black, mut white) = (W::EMPTY, W::EMPTY);
-        for (index, character) in squares.chars().enumerate() {
-            let bit = W::square(index as u32);
-            match disc_of(character) {
-                Some(Some(Color::Black)) => black |= bit,
-                Some(Some(Color::White)) => white |= bit,
-                Some(None) => {}
-                None => {
-                    return Err(TextError::BadSquare {
-                        character,
-                        square: geometry.square_name(Square(index as u8)).to_string(),
-                    });
-                }
-            }
-        }
-        if let Some(extra) = board.fields.next() {
-            return Err(TextError::TrailingText(extra.to_owned()));
-        }
-        Ok(Position::new(geometry, black, white, board.side_to_move)?)
-    }
-
-    /// Parses an ASCII diagram as printed by [`Position::to_diagram`]: an optional column
-    /// header, one numbered line per row, and a final `X to move` or `O to move`.
-    ///
-    /// # Errors
-    /// A [`TextError`] naming the offending line.
-    pub fn from_diagram(text: &str) -> Result<Self, TextError> {
-        let diagram = read_diagram(text)?;
-        let geometry = Geometry::<W>::get(diagram.rows, diagram.cols)?;
-        let (mut black, mut white) = (W::EMPTY, W::EMPTY);
-        for (index, disc) in diagram.cells.iter().flatten().enumerate() {
-            match disc {
-                Some(Color::Black) => black |= W::square(index as u32),
-                Some(Color::White) => white |= W::square(index as u32),
-                None => {}
-            }
-        }
-        Ok(Position::new(geometry, black, white, diagram.side_to_move)?)
-    }
-
-    fn symbol_at(&self, square: Square) -> char {
-        let index = square.index();
-        if self.black().contains(index) {
-            'X'
-        } else if self.white().contains(index) {
-            'O'
-        } else {
-            '-'
-        }
-    }
-
-    /// The one-line format.
-    pub fn to_text(&self) -> String {
-        self.to_string()
-    }
-
-    /// The ASCII diagram, with column letters and row numbers.
-    pub fn to_diagram(&self) -> String {
-        let footer = format!("{} to move", self.side_to_move().symbol());
-        diagram(self.geometry(), |square| self.symbol_at(square), &footer)
-    }
-}
-
 /// An ASCII diagram: column letters, one numbered line per row with a symbol per square, and
 /// a last line such as `X to move`.
 pub(crate) fn diagram<W: Bitboard>(
@@ -363,87 +290,4 @@ pub(crate) fn diagram<W: Bitboard>(
     out.push_str(footer);
     out.push('\n');
     out
-}
-
-impl<W: Bitboard> fmt::Display for Position<W> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let geometry = self.geometry();
-        if geometry.rows() != geometry.cols() {
-            write!(f, "{} ", geometry.size_name())?;
-        }
-        for square in geometry.squares() {
-            write!(f, "{}", self.symbol_at(square))?;
-        }
-        write!(f, " {}", self.side_to_move().symbol())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const START: &str = "---------------------------OX------XO--------------------------- X";
-
-    #[test]
-    fn the_start_prints_and_parses() {
-        let start = Position::start(Geometry::<u64>::get(8, 8).unwrap());
-        assert_eq!(start.to_text(), START);
-        assert_eq!(Position::<u64>::from_text(START).unwrap(), start);
-        let diagram = start.to_diagram();
-        assert!(diagram.contains("4 - - - O X - - -"), "{diagram}");
-        assert_eq!(Position::<u64>::from_diagram(&diagram).unwrap(), start);
-    }
-
-    #[test]
-    fn obf_lines_parse_with_their_move_lists() {
-        let line =
-            "--XXXXX--OOOXX-O-OOOXXOX-OXOXOXXOXXXOXXX--XOXOXX-XXXOOO--OOOOO-- X; G8:+18; H1:+12;";
-        let position = Position::<u64>::from_text(line).unwrap();
-        assert_eq!(position.side_to_move(), Color::Black);
-        assert_eq!(position.empty().count(), 14);
-    }
-
-    #[test]
-    fn rectangles_carry_their_shape() {
-        let geometry = Geometry::<u64>::get(4, 6).unwrap();
-        let start = Position::start(geometry);
-        let text = start.to_text();
-        assert!(text.starts_with("4x6 "), "{text}");
-        assert_eq!(Position::<u64>::from_text(&text).unwrap(), start);
-        assert_eq!(
-            Position::<u64>::from_diagram(&start.to_diagram()).unwrap(),
-            start
-        );
-    }
-
-    #[test]
-    fn malformed_text_says_what_is_wrong() {
-        let cases: &[(&str, &str)] = &[
-            ("", "empty"),
-            ("---- X", "4 squares"),
-            (&START.replace(" X", " Q"), "`Q` is not a side"),
-            (&START.replace(" X", ""), "side to move"),
-            (&START.replacen('-', "Z", 1), "`Z` at square a1"),
-            (&format!("{START} extra"), "unexpected `extra`"),
-            (
-                &format!("6x8 {}", &START[..64]),
-                "needs 48 squares, found 64",
-            ),
-            ("9x -- X", "`9x` is not a board shape"),
-        ];
-        for (text, expected) in cases {
-            let error = Position::<u64>::from_text(text).unwrap_err().to_string();
-            assert!(error.contains(expected), "{text:?}: {error}");
-        }
-        let too_wide = "-".repeat(100) + " X";
-        let error = Position::<u64>::from_text(&too_wide)
-            .unwrap_err()
-            .to_string();
-        assert!(error.contains("100 squares"), "{error}");
-        let bad_row = "  a b c d\n1 - - - -\n3 - - - -\nX to move";
-        let error = Position::<u64>::from_diagram(bad_row)
-            .unwrap_err()
-            .to_string();
-        assert!(error.contains("line 3: row label 3, expected 2"), "{error}");
-    }
 }

@@ -9,10 +9,10 @@ mod lines;
 mod text;
 
 use crate::bitboard::Bitboard;
-use crate::decision::{Decision, Orientation};
+use crate::color::{Color, Outcome, Scoring};
 use crate::geometry::{Geometry, GeometryError, Square};
-use crate::position::{Color, Outcome, Scoring};
-use crate::rules::{
+use crate::variant::decision::{Decision, Orientation};
+use crate::variant::rules::{
     ColourChoice, FlippedOrientation, Komi, LineFallback, NeutralPlacement, Objective, PassRule,
     Ply4, Protocol, Rules, StartSpec, SupplySpec, SwapNeutralises,
 };
@@ -109,7 +109,7 @@ struct RepetitionKey<W> {
 
 impl<W: Bitboard> RepetitionKey<W> {
     fn hash(&self) -> u64 {
-        use crate::position::mix64;
+        use crate::hash::mix64;
         let scalars = [
             self.side_to_move as u64,
             self.ko.map_or(u64::MAX, |square| u64::from(square.0)),
@@ -242,7 +242,7 @@ impl<W: Bitboard> Game<W> {
             }
             StartSpec::OpeningList(list) => {
                 let line = &list[rng.random_range(0..list.len())];
-                game = crate::notation::replay(rules, &game, line).map_err(|error| {
+                game = crate::variant::notation::replay(rules, &game, line).map_err(|error| {
                     StartError::Opening {
                         index: error.index,
                         error: error.to_string(),
@@ -455,7 +455,7 @@ impl<W: Bitboard> Game<W> {
     /// since the last placement), for transposition tables: two sacrifice positions with the
     /// same board but another record can end in a draw at different points.
     pub fn hash(&self) -> u64 {
-        use crate::position::mix64;
+        use crate::hash::mix64;
         let (phase, phase_set) = match self.phase {
             Phase::Bid => (1, W::EMPTY),
             Phase::TieBreak => (9, W::EMPTY),
@@ -576,7 +576,7 @@ impl<W: Bitboard> Game<W> {
         match scoring {
             Scoring::Raw => difference,
             Scoring::WinnerTakesEmpties => {
-                crate::position::winner_takes_empties(difference, self.empty().count() as i32)
+                crate::color::winner_takes_empties(difference, self.empty().count() as i32)
             }
         }
     }
@@ -1025,7 +1025,7 @@ impl<W: Bitboard> Game<W> {
 
     /// Whether every legal decision ends the turn, so that perft can count them without
     /// playing them. Conservative: `false` where some might not.
-    fn every_decision_ends_turn(&self, rules: &Rules) -> bool {
+    pub(crate) fn every_decision_ends_turn(&self, rules: &Rules) -> bool {
         match self.phase {
             // The second bid, when equal to the first, leads to the chance event.
             Phase::Bid => self.first_bid.is_none(),
@@ -1071,8 +1071,8 @@ impl<W: Bitboard> Game<W> {
         let legal = self.legal_decisions(rules);
         if !legal.contains(&decision) {
             return Err(DecisionError::Illegal {
-                decision: crate::notation::decision_name(rules, self.geometry(), decision),
-                why: crate::notation::legal_summary(rules, self, &legal),
+                decision: crate::variant::notation::decision_name(rules, self.geometry(), decision),
+                why: crate::variant::notation::legal_summary(rules, self, &legal),
             });
         }
         Ok(self.play_unchecked(rules, decision))
@@ -1343,39 +1343,4 @@ impl<W: Bitboard> Game<W> {
             self.over = true;
         }
     }
-}
-
-/// Perft over turns (docs/RULES.md section 6): every decision sequence of `depth` turns, a turn
-/// being all the decisions one player makes before the other's turn.
-pub fn perft<W: Bitboard>(rules: &Rules, game: &Game<W>, depth: u32) -> u64 {
-    if depth == 0 || game.is_over() {
-        return 1;
-    }
-    let decisions = game.legal_decisions(rules);
-    if depth == 1 && game.every_decision_ends_turn(rules) {
-        return decisions.len() as u64;
-    }
-    decisions
-        .into_iter()
-        .map(|decision| perft_after(rules, game, decision, depth))
-        .sum()
-}
-
-/// Perft below one decision: the same depth while the turn goes on, one less after it.
-fn perft_after<W: Bitboard>(rules: &Rules, game: &Game<W>, decision: Decision, depth: u32) -> u64 {
-    let next = game.play_unchecked(rules, decision);
-    let remaining = if next.is_mid_turn() { depth } else { depth - 1 };
-    perft(rules, &next, remaining)
-}
-
-/// [`perft`] with the root's decisions counted in parallel on the current rayon pool.
-pub fn perft_parallel<W: Bitboard>(rules: &Rules, game: &Game<W>, depth: u32) -> u64 {
-    use rayon::prelude::*;
-    if depth == 0 || game.is_over() {
-        return 1;
-    }
-    game.legal_decisions(rules)
-        .into_par_iter()
-        .map(|decision| perft_after(rules, game, decision, depth))
-        .sum()
 }

@@ -12,10 +12,10 @@
 //!   the colour they bid as, or takes the other).
 
 use crate::bitboard::Bitboard;
-use crate::decision::{Decision, Orientation};
-use crate::game::{Game, Phase};
 use crate::geometry::Geometry;
-use crate::rules::{ColourChoice, Rules, SupplySpec};
+use crate::variant::decision::{Decision, Orientation};
+use crate::variant::game::{Game, Phase};
+use crate::variant::rules::{ColourChoice, Rules, SupplySpec};
 
 /// A move list that stops: the decision at fault, its position, and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

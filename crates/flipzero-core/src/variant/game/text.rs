@@ -1,4 +1,4 @@
-//! The one-line text of a variant position: the plain format of [`crate::text`] extended with
+//! The one-line text of a variant position: the plain format of [`crate::board_text`] extended with
 //! neutral and oriented discs and `key=value` fields for the rest of the state.
 //!
 //! ```text
@@ -20,16 +20,16 @@ use std::fmt::Write;
 
 use super::{Game, Phase, UNLIMITED};
 use crate::bitboard::Bitboard;
+use crate::color::{Color, Outcome};
 use crate::geometry::Square;
-use crate::position::{Color, Outcome};
-use crate::rules::{Komi, Rules, StartSpec, SupplySpec};
+use crate::variant::rules::{Komi, Rules, StartSpec, SupplySpec};
 
 /// Variant position text that does not parse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GameTextError {
     /// The board part, as for standard positions.
     #[error(transparent)]
-    Board(#[from] crate::text::TextError),
+    Board(#[from] crate::board_text::TextError),
     /// A board of another shape than the rules'.
     #[error("the text has a {found} board, the rules a {expected} one")]
     WrongShape {
@@ -99,7 +99,7 @@ impl<W: Bitboard> Game<W> {
         let state = if self.over { "game over" } else { "to move" };
         let footer = format!("{} {state}", self.side_to_move.symbol());
         let marks = marks & self.empty();
-        crate::text::diagram(
+        crate::board_text::diagram(
             self.geometry(),
             |square| {
                 if marks.contains(square.index()) {
@@ -233,7 +233,7 @@ impl<W: Bitboard> Game<W> {
     /// # Errors
     /// A [`GameTextError`] naming the square or field at fault.
     pub fn from_text(rules: &Rules, text: &str) -> Result<Self, GameTextError> {
-        let board = crate::text::split_board_text(text)?;
+        let board = crate::board_text::split_board_text(text)?;
         if (board.rows, board.cols) != (rules.rows(), rules.cols()) {
             return Err(GameTextError::WrongShape {
                 found: format!("{}x{}", board.rows, board.cols),
@@ -437,7 +437,7 @@ impl<W: Bitboard> Game<W> {
                 }
                 Phase::Orient { .. } => rules.mover_orients_flips(),
                 Phase::SecondPlacement { .. } => {
-                    spec.protocol == crate::rules::Protocol::Progressive
+                    spec.protocol == crate::variant::rules::Protocol::Progressive
                 }
             };
             if !allowed {
