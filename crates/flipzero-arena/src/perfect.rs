@@ -11,7 +11,7 @@ use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 
 use flipzero_core::files::{FileError, write_atomically};
-use flipzero_core::{Bitboard, Color, Game, Rules};
+use flipzero_core::{Bitboard, Color, Game, Rules, RulesSpec};
 use flipzero_engine::{ExactSolver, ExactValue, Proof};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -36,7 +36,11 @@ pub type DecisionMargin = (u16, i32);
 /// The cache file.
 #[derive(Serialize, Deserialize)]
 struct CacheFile {
-    rules_toml: String,
+    #[serde(
+        rename = "rules_toml",
+        with = "flipzero_core::variant::rules::toml_text"
+    )]
+    rules: RulesSpec,
     black_margins: BTreeMap<String, i32>,
     #[serde(default)]
     decision_margins: BTreeMap<String, Vec<DecisionMargin>>,
@@ -68,13 +72,13 @@ impl ExactCache {
                 let file: CacheFile = serde_json::from_str(&text).map_err(|e| {
                     FileError::invalid(path, format!("not an exact-value cache: {e}"))
                 })?;
-                if file.rules_toml != rules.to_toml() {
+                if file.rules != *rules.spec() {
                     return Err(FileError::invalid(path, "exact values of other rules").into());
                 }
                 file
             }
             None => CacheFile {
-                rules_toml: rules.to_toml(),
+                rules: rules.spec().clone(),
                 black_margins: BTreeMap::new(),
                 decision_margins: BTreeMap::new(),
             },

@@ -7,6 +7,7 @@
 
 use std::path::Path;
 
+use flipzero_core::RulesSpec;
 use flipzero_core::files::FileError;
 use serde::{Deserialize, Serialize};
 
@@ -35,8 +36,9 @@ pub struct Sample {
 /// What a shard says about its samples.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ShardHeader {
-    /// The rules, as `Rules::to_toml` writes them.
-    pub rules_toml: String,
+    /// The rules (on disk, their TOML text).
+    #[serde(with = "flipzero_core::variant::rules::toml_text")]
+    pub rules: RulesSpec,
     /// The input encoder version the samples are meant for.
     pub encoder_version: u32,
     /// Finished games in the shard.
@@ -204,7 +206,7 @@ pub fn replay_window(
             }
             Err(error) => return Err(error),
         };
-        if header.rules_toml != expected.rules_toml {
+        if header.rules != expected.rules {
             return Err(invalid(&path, "written for other rules"));
         }
         if header.encoder_version != expected.encoder_version {

@@ -7,7 +7,7 @@ use flipzero_data::{Sample, ShardHeader, read_shard, write_shard};
 fn shards_round_trip_and_damage_is_named() {
     let rules = Preset::Othello.rules(Some(6)).unwrap();
     let header = ShardHeader {
-        rules_toml: rules.to_toml(),
+        rules: rules.spec().clone(),
         encoder_version: flipzero_data::ENCODER_VERSION,
         games: 2,
         writer: "worker-0 job-7".to_owned(),
@@ -38,11 +38,19 @@ fn shards_round_trip_and_damage_is_named() {
         "no temporary left"
     );
     assert_eq!(
-        flipzero_core::Rules::from_toml(&header.rules_toml, "shard").unwrap(),
+        flipzero_core::Rules::try_from(header.rules.clone()).unwrap(),
         rules
     );
 
     let bytes = std::fs::read(&path).unwrap();
+    // The typed header keeps the rules on disk as their TOML text, as shards always have.
+    let toml = rules.to_toml();
+    assert!(
+        bytes
+            .windows(toml.len())
+            .any(|window| window == toml.as_bytes()),
+        "the shard holds the rules' TOML text"
+    );
     let refused = |contents: &[u8]| {
         let damaged = directory.join("damaged.bin");
         std::fs::write(&damaged, contents).unwrap();
@@ -112,7 +120,7 @@ fn the_replay_window_takes_the_newest_shards_and_passes_over_unfinished_and_dama
     let directory = std::env::temp_dir().join(format!("flipzero-window-{}", std::process::id()));
     std::fs::create_dir_all(&directory).unwrap();
     let header = ShardHeader {
-        rules_toml: String::new(),
+        rules: flipzero_core::RulesSpec::default(),
         encoder_version: 1,
         games: 1,
         writer: "test".to_owned(),

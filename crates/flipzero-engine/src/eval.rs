@@ -342,9 +342,11 @@ pub fn identify_preset(rules: &Rules) -> Option<Preset> {
     if rules.rows() != rules.cols() {
         return None;
     }
-    Preset::ALL
-        .into_iter()
-        .find(|preset| preset.rules(Some(rules.rows())).is_ok_and(|r| &r == rules))
+    Preset::ALL.into_iter().find(|preset| {
+        preset
+            .rules(Some(rules.rows()))
+            .is_ok_and(|r| r.spec() == rules.spec())
+    })
 }
 
 /// Weights ready for use, in feature order.

@@ -178,7 +178,7 @@ impl Run {
             std::fs::read_to_string(config_path).map_err(|e| FileError::io(config_path, e))?;
         if dir.config_path().exists() {
             let stored = Self::open(dir.clone(), device.clone())?;
-            if stored.config.rules.to_toml() != config.rules.to_toml() {
+            if stored.config.rules.spec() != config.rules.spec() {
                 return Err(RunError::Mismatch(format!(
                     "{} holds a run of other rules than {}: use another run directory",
                     dir.root().display(),
@@ -259,7 +259,7 @@ impl Run {
 
     pub(crate) fn shard_header(&self, writer: String) -> ShardHeader {
         ShardHeader {
-            rules_toml: self.rules().to_toml(),
+            rules: self.rules().spec().clone(),
             encoder_version: ENCODER_VERSION,
             games: 1,
             writer,

@@ -88,7 +88,7 @@ fn games_replay_to_their_ends_with_consistent_targets() {
     let path = directory.join("shard.bin");
     let samples: Vec<_> = records.iter().flat_map(|r| r.samples.clone()).collect();
     let header = flipzero_data::ShardHeader {
-        rules_toml: rules.to_toml(),
+        rules: rules.spec().clone(),
         encoder_version: flipzero_data::ENCODER_VERSION,
         games: records.len() as u32,
         writer: "test".to_owned(),

@@ -58,7 +58,7 @@ fn main() {
         "checkpoint rules",
     );
     let header = ShardHeader {
-        rules_toml: rules.to_toml(),
+        rules: rules.spec().clone(),
         encoder_version: flipzero_data::ENCODER_VERSION,
         games: 0,
         writer: String::new(),

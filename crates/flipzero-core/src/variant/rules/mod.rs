@@ -294,6 +294,39 @@ impl TryFrom<RulesSpec> for Rules {
     }
 }
 
+impl RulesSpec {
+    /// The spec as TOML text, as rules files write it.
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("a rules spec always serialises")
+    }
+}
+
+/// The typed rules header of every flipzero file that names its rules (shards, checkpoints,
+/// caches): a [`RulesSpec`] in memory, compared with `==`, and kept on disk as the TOML text
+/// [`RulesSpec::to_toml`] writes. Use as `#[serde(with = "flipzero_core::variant::rules::toml_text")]`.
+pub mod toml_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use super::{RulesSpec, spec_from_toml};
+
+    /// Writes the spec as its TOML text.
+    ///
+    /// # Errors
+    /// The serializer's.
+    pub fn serialize<S: Serializer>(spec: &RulesSpec, out: S) -> Result<S::Ok, S::Error> {
+        out.serialize_str(&spec.to_toml())
+    }
+
+    /// Reads a spec from TOML text, refusing text that is not one.
+    ///
+    /// # Errors
+    /// Text that is not a string or not a rules spec, with the parser's reason.
+    pub fn deserialize<'de, D: Deserializer<'de>>(input: D) -> Result<RulesSpec, D::Error> {
+        let text = String::deserialize(input)?;
+        spec_from_toml(&text, "the rules header").map_err(serde::de::Error::custom)
+    }
+}
+
 fn spec_from_toml(text: &str, source_name: &str) -> Result<RulesSpec, RulesError> {
     toml::from_str(text).map_err(|error| RulesError::Toml {
         source_name: source_name.to_owned(),
@@ -365,7 +398,7 @@ impl Rules {
 
     /// The spec as TOML text.
     pub fn to_toml(&self) -> String {
-        toml::to_string(&self.spec).expect("a rules spec always serialises")
+        self.spec.to_toml()
     }
 
     /// Rows of the board.
