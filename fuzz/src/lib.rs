@@ -40,16 +40,16 @@ pub fn file_with(name: &str, data: &[u8]) -> PathBuf {
 }
 
 /// `data` as it is and, where it is long enough to end with a checksum, with that checksum
-/// made anew (`flipzero_core::files::seal`): a mutated file is almost always refused by its
+/// made anew (`flipzero_data::files::seal`): a mutated file is almost always refused by its
 /// checksum alone, and the loader beneath it should meet mutations too.
 pub fn as_is_and_resealed(data: &[u8]) -> Vec<Vec<u8>> {
     let mut versions = vec![data.to_vec()];
     if let Some(split) = data
         .len()
-        .checked_sub(flipzero_core::files::CHECKSUM_BYTES)
+        .checked_sub(flipzero_data::files::CHECKSUM_BYTES)
     {
         let mut resealed = data[..split].to_vec();
-        flipzero_core::files::seal(&mut resealed);
+        flipzero_data::files::seal(&mut resealed);
         versions.push(resealed);
     }
     versions

@@ -550,7 +550,7 @@ pub struct AgentFactory {
 pub enum AgentError {
     /// The checkpoint cannot be read.
     #[error(transparent)]
-    Checkpoint(#[from] flipzero_core::files::FileError),
+    Checkpoint(#[from] flipzero_data::files::FileError),
     /// The checkpoint is of other rules.
     #[error("{path}: a network for other rules ({difference})")]
     OtherRules {

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use flipzero_core::files::write_atomically;
 use flipzero_core::{Color, Rules};
+use flipzero_data::files::write_atomically;
 use serde::{Deserialize, Serialize};
 
 use crate::matches::{Ending, GameResult, Thinking};

@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 
-use flipzero_core::files::{FileError, write_atomically};
 use flipzero_core::{Bitboard, Color, Game, Rules, RulesSpec};
+use flipzero_data::files::{FileError, write_atomically};
 use flipzero_engine::{ExactSolver, ExactValue, Proof};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

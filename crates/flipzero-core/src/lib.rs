@@ -28,7 +28,6 @@
 pub mod bitboard;
 pub mod board_text;
 pub mod color;
-pub mod files;
 pub mod geometry;
 pub mod hash;
 pub mod movegen;

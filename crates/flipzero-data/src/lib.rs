@@ -3,7 +3,9 @@
 //! symmetries applied to inputs and policy targets (augmentation), and shard files of
 //! training samples.
 
+pub mod checkpoint_file;
 pub mod encoder;
+pub mod files;
 pub mod shard;
 
 pub use encoder::{

@@ -1,14 +1,14 @@
 //! Shard files: the training samples of some finished games. A shard starts with a magic
 //! number and a format version, then a header that names the rules (as TOML) and the encoder
 //! version, then the samples, all in bincode 2, and ends with the CRC-32 of all that
-//! (`flipzero_core::files::seal`; version 1 shards, written before 2026-12-02, have none).
+//! (`crate::files::seal`; version 1 shards, written before 2026-12-02, have none).
 //! Shards are written to a temporary name, flushed and renamed into place, so a reader never
 //! sees half a shard; a truncated or corrupt shard is refused with the reason, never a panic.
 
 use std::path::Path;
 
+use crate::files::FileError;
 use flipzero_core::RulesSpec;
-use flipzero_core::files::FileError;
 use serde::{Deserialize, Serialize};
 
 /// The first bytes of every shard.
@@ -62,9 +62,8 @@ pub fn write_shard(path: &Path, header: &ShardHeader, samples: &[Sample]) -> Res
     let body = bincode::serde::encode_to_vec((header, samples), config)
         .map_err(|error| invalid(path, format!("encoding: {error}")))?;
     contents.extend_from_slice(&body);
-    flipzero_core::files::seal(&mut contents);
-    flipzero_core::files::write_atomically(path, &contents)
-        .map_err(|source| FileError::io(path, source))
+    crate::files::seal(&mut contents);
+    crate::files::write_atomically(path, &contents).map_err(|source| FileError::io(path, source))
 }
 
 /// The largest shard read: an iteration of 8x8 self-play writes a few megabytes.
@@ -115,7 +114,7 @@ pub fn read_shard(path: &Path) -> Result<(ShardHeader, Vec<Sample>), FileError> 
         return Err(invalid(path, "not a flipzero shard (wrong magic number)"));
     }
     let version = u32::from_le_bytes(contents[8..12].try_into().expect("4 bytes"));
-    let contents = flipzero_core::files::contents_of_version(
+    let contents = crate::files::contents_of_version(
         &contents,
         version,
         SHARD_VERSION,

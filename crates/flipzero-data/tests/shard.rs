@@ -58,10 +58,10 @@ fn shards_round_trip_and_damage_is_named() {
     };
     // What lies under the checksum: damage written with a fresh checksum (as a writer with
     // a bug would) still meets the body's own checks.
-    let unsealed = &bytes[..bytes.len() - flipzero_core::files::CHECKSUM_BYTES];
+    let unsealed = &bytes[..bytes.len() - flipzero_data::files::CHECKSUM_BYTES];
     let resealed = |contents: &[u8]| {
         let mut contents = contents.to_vec();
-        flipzero_core::files::seal(&mut contents);
+        flipzero_data::files::seal(&mut contents);
         contents
     };
     assert_eq!(resealed(unsealed), bytes);

@@ -464,7 +464,7 @@ impl PatternModel {
         );
         std::io::Write::write_all(&mut encoder, &body).expect("writing to memory");
         let mut bytes = encoder.finish().expect("writing to memory");
-        flipzero_core::files::seal(&mut bytes);
+        flipzero_data::files::seal(&mut bytes);
         bytes
     }
 
@@ -479,7 +479,7 @@ impl PatternModel {
             reason,
         };
         let header = MAGIC.len() + 4;
-        if bytes.len() < header + flipzero_core::files::CHECKSUM_BYTES
+        if bytes.len() < header + flipzero_data::files::CHECKSUM_BYTES
             || &bytes[..MAGIC.len()] != MAGIC
         {
             return Err(error(
@@ -493,7 +493,7 @@ impl PatternModel {
                 "format version {version}; this build reads version {FORMAT_VERSION}"
             )));
         }
-        let contents = flipzero_core::files::unseal(bytes).map_err(error)?;
+        let contents = flipzero_data::files::unseal(bytes).map_err(error)?;
         let mut body = Vec::new();
         flate2::read::DeflateDecoder::new(&contents[header..])
             .take(MAX_DECODED_BYTES + 1)
@@ -537,7 +537,7 @@ impl PatternModel {
     /// # Errors
     /// When the file cannot be written.
     pub fn save(&self, path: &std::path::Path) -> std::io::Result<()> {
-        flipzero_core::files::write_atomically(path, &self.to_bytes())
+        flipzero_data::files::write_atomically(path, &self.to_bytes())
     }
 }
 

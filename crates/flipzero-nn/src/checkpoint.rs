@@ -1,10 +1,10 @@
-//! Checkpoint files: a magic number and format version, metadata as JSON (the rules, the
-//! encoder version, the network config, the training step), the weights as a burnpack record,
-//! and the optimizer's state when a trainer wrote it, then the CRC-32 of all that
-//! (`flipzero_core::files::seal`; version 1 files, written before 2026-12-02, have none).
-//! Written to a temporary name, flushed and renamed, so a crash never leaves half a file under
-//! the real name; the checksum and every length are checked when reading, so a truncated or
-//! corrupt file is refused with the reason.
+//! Checkpoint files: the container of `flipzero_data::checkpoint_file` (magic number, format
+//! version, length-prefixed sections, checksum) filled with the metadata as JSON (the rules,
+//! the encoder version, the network config, the training step), the weights as a burnpack
+//! record, and the optimizer's state when a trainer wrote it. Written to a temporary name,
+//! flushed and renamed, so a crash never leaves half a file under the real name; the checksum,
+//! every length and the metadata are checked when reading, before any network is built, so a
+//! truncated or corrupt file is refused with the reason.
 
 use std::path::Path;
 
@@ -12,17 +12,13 @@ use burn::module::Module;
 use burn::store::ModuleRecord;
 use burn::tensor::{Bytes, Device};
 use flipzero_core::RulesSpec;
-use flipzero_core::files::FileError;
+use flipzero_data::checkpoint_file::{read_checkpoint_file, write_checkpoint_file};
+use flipzero_data::files::FileError;
 use serde::{Deserialize, Serialize};
 
 use crate::net::{NetConfig, PolicyValueNet};
 
-/// The first bytes of every checkpoint.
-pub const CHECKPOINT_MAGIC: &[u8; 8] = b"FLIPZCKP";
-/// Version of the layout below: 2 ends with a checksum.
-pub const CHECKPOINT_VERSION: u32 = 2;
-/// The layout before checksums, still read.
-const UNSEALED_CHECKPOINT_VERSION: u32 = 1;
+pub use flipzero_data::checkpoint_file::{CHECKPOINT_MAGIC, CHECKPOINT_VERSION};
 
 /// What a checkpoint says about its network.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -53,10 +49,6 @@ fn invalid(path: &Path, reason: impl Into<String>) -> FileError {
     FileError::invalid(path, reason)
 }
 
-fn io(path: &Path, source: std::io::Error) -> FileError {
-    FileError::io(path, source)
-}
-
 /// Writes a checkpoint atomically.
 ///
 /// # Errors
@@ -75,18 +67,8 @@ pub fn save(
         .into_record()
         .into_bytes()
         .map_err(|error| invalid(path, format!("serialising the weights: {error:?}")))?;
-    let mut contents = Vec::with_capacity(24 + meta_json.len() + weights.len());
-    contents.extend_from_slice(CHECKPOINT_MAGIC);
-    contents.extend_from_slice(&CHECKPOINT_VERSION.to_le_bytes());
-    contents.extend_from_slice(&(meta_json.len() as u32).to_le_bytes());
-    contents.extend_from_slice(&meta_json);
-    contents.extend_from_slice(&(weights.len() as u64).to_le_bytes());
-    contents.extend_from_slice(&weights);
-    // Length 0: no optimizer state (a network saved for play, not for training).
-    contents.extend_from_slice(&(optimizer.len() as u64).to_le_bytes());
-    contents.extend_from_slice(optimizer);
-    flipzero_core::files::seal(&mut contents);
-    flipzero_core::files::write_atomically(path, &contents).map_err(|error| io(path, error))
+    // An empty optimizer section: a network saved for play, not for training.
+    write_checkpoint_file(path, &meta_json, &weights, optimizer)
 }
 
 /// Refuses metadata that declares a network larger than its weights could fill, before that
@@ -152,89 +134,21 @@ fn check_meta(meta: &CheckpointMeta) -> Result<(), String> {
     Ok(())
 }
 
-/// Splits `count` bytes off the front of `rest`, or says what was cut short.
-fn take<'a>(
-    rest: &mut &'a [u8],
-    count: usize,
-    what: &str,
-    path: &Path,
-) -> Result<&'a [u8], FileError> {
-    if rest.len() < count {
-        return Err(invalid(path, format!("truncated in the {what}")));
-    }
-    let (head, tail) = rest.split_at(count);
-    *rest = tail;
-    Ok(head)
-}
-
 /// Reads a checkpoint and rebuilds its network on `device`.
 ///
 /// # Errors
 /// An unreadable file, a wrong magic number or version, a truncated or corrupt file, or
 /// weights that do not fit the network its metadata describes.
 pub fn load(path: &Path, device: &Device) -> Result<Checkpoint, FileError> {
-    let file = std::fs::read(path).map_err(|error| io(path, error))?;
-    let mut rest = file.as_slice();
-    if take(&mut rest, 8, "magic number", path)? != CHECKPOINT_MAGIC {
-        return Err(invalid(
-            path,
-            "not a flipzero checkpoint (wrong magic number)",
-        ));
-    }
-    let version = u32::from_le_bytes(
-        take(&mut rest, 4, "version", path)?
-            .try_into()
-            .expect("4 bytes"),
-    );
-    let contents = flipzero_core::files::contents_of_version(
-        &file,
-        version,
-        CHECKPOINT_VERSION,
-        UNSEALED_CHECKPOINT_VERSION,
-    )
-    .map_err(|reason| invalid(path, reason))?;
-    rest = contents.get(12..).unwrap_or_default();
-    let meta_len = u32::from_le_bytes(
-        take(&mut rest, 4, "metadata length", path)?
-            .try_into()
-            .expect("4 bytes"),
-    );
-    let meta_json = take(&mut rest, meta_len as usize, "metadata", path)?;
-    let meta: CheckpointMeta = serde_json::from_slice(meta_json)
+    let sections = read_checkpoint_file(path)?;
+    let meta: CheckpointMeta = serde_json::from_slice(&sections.meta_json)
         .map_err(|error| invalid(path, format!("metadata: {error}")))?;
-    let weights_len = u64::from_le_bytes(
-        take(&mut rest, 8, "weights length", path)?
-            .try_into()
-            .expect("8 bytes"),
-    );
-    let weights = take(
-        &mut rest,
-        usize::try_from(weights_len).unwrap_or(usize::MAX),
-        "weights",
-        path,
-    )?;
-    let optimizer_len = u64::from_le_bytes(
-        take(&mut rest, 8, "optimizer length", path)?
-            .try_into()
-            .expect("8 bytes"),
-    );
-    let optimizer = take(
-        &mut rest,
-        usize::try_from(optimizer_len).unwrap_or(usize::MAX),
-        "optimizer state",
-        path,
-    )?;
-    if !rest.is_empty() {
-        return Err(invalid(
-            path,
-            format!("{} unexpected bytes after the optimizer state", rest.len()),
-        ));
-    }
+    let (weights, optimizer) = (sections.weights, sections.optimizer);
     check_meta(&meta).map_err(|reason| invalid(path, reason))?;
     check_weights_size(&meta.net, weights.len()).map_err(|reason| invalid(path, reason))?;
     // Cast to the network's own dtype on load: a record that names another dtype for a
     // tensor (only a damaged file does) would otherwise make burn's loader panic.
-    let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(weights.to_vec()))
+    let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(weights))
         .map_err(|error| invalid(path, format!("weights: {error:?}")))?
         .cast_to_module_dtype();
     let net = meta
@@ -245,6 +159,6 @@ pub fn load(path: &Path, device: &Device) -> Result<Checkpoint, FileError> {
     Ok(Checkpoint {
         meta,
         net,
-        optimizer: (!optimizer.is_empty()).then(|| optimizer.to_vec()),
+        optimizer: (!optimizer.is_empty()).then_some(optimizer),
     })
 }

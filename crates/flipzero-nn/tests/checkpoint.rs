@@ -88,10 +88,10 @@ fn a_checkpoint_round_trip_gives_identical_outputs_and_damage_is_named() {
     }
     // Under the checksum, damage sealed anew (as a writer with a bug would make it) meets
     // the layout's own checks.
-    let bytes = &sealed[..sealed.len() - flipzero_core::files::CHECKSUM_BYTES];
+    let bytes = &sealed[..sealed.len() - flipzero_data::files::CHECKSUM_BYTES];
     let refused = |contents: &[u8]| {
         let mut contents = contents.to_vec();
-        flipzero_core::files::seal(&mut contents);
+        flipzero_data::files::seal(&mut contents);
         refused_as_is(&contents)
     };
     assert!(refused(&bytes[..bytes.len() / 2]).contains("truncated in the weights"));
@@ -119,7 +119,7 @@ fn a_checkpoint_round_trip_gives_identical_outputs_and_damage_is_named() {
     let other_path = directory.join("other.ckpt");
     save(&other_path, &other, &other.net.init(&device), None).unwrap();
     let other_bytes = std::fs::read(&other_path).unwrap();
-    let other_bytes = &other_bytes[..other_bytes.len() - flipzero_core::files::CHECKSUM_BYTES];
+    let other_bytes = &other_bytes[..other_bytes.len() - flipzero_data::files::CHECKSUM_BYTES];
     let meta_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
     let other_meta_len = u32::from_le_bytes(other_bytes[12..16].try_into().unwrap()) as usize;
     let mut mixed = other_bytes[..16 + other_meta_len].to_vec();
@@ -178,7 +178,7 @@ fn fuzz_crash_a_weight_tensor_of_another_dtype_does_not_panic() {
     let sealed = std::fs::read(&path).unwrap();
     // The damage is sealed anew: the checksum alone would refuse it, and the loader beneath
     // is what this test is about.
-    let bytes = &sealed[..sealed.len() - flipzero_core::files::CHECKSUM_BYTES];
+    let bytes = &sealed[..sealed.len() - flipzero_data::files::CHECKSUM_BYTES];
     let at = bytes
         .windows(3)
         .position(|w| w == b"F32")
@@ -186,7 +186,7 @@ fn fuzz_crash_a_weight_tensor_of_another_dtype_does_not_panic() {
     for dtype in [b"I32", b"U32", b"I64", b"F64", b"F16", b"I16", b"U16"] {
         let mut damaged = bytes.to_vec();
         damaged[at..at + 3].copy_from_slice(dtype);
-        flipzero_core::files::seal(&mut damaged);
+        flipzero_data::files::seal(&mut damaged);
         let damaged_path = directory.join("dtype.ckpt");
         std::fs::write(&damaged_path, &damaged).unwrap();
         if let Err(error) = load(&damaged_path, &device) {

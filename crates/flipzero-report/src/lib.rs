@@ -21,7 +21,7 @@ pub enum ReportError {
     },
     /// Reading the run or writing the page.
     #[error(transparent)]
-    File(#[from] flipzero_core::files::FileError),
+    File(#[from] flipzero_data::files::FileError),
     /// The run has nothing to report yet.
     #[error("{0}: no metrics records yet (run a stage first)")]
     Empty(String),

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use flipzero_core::files::{FileError, write_atomically};
+use flipzero_data::files::{FileError, write_atomically};
 use flipzero_rundir::{Record, RunDir};
 
 use crate::ReportError;

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use flipzero_arena::AgentSpec;
 use flipzero_core::Rules;
-use flipzero_core::files::FileError;
+use flipzero_data::files::FileError;
 use flipzero_mcts::{MctsConfig, SearchKind};
 use flipzero_train::TrainConfig;
 use serde::{Deserialize, Serialize};

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use flipzero_core::files::{FileError, write_atomically};
+use flipzero_data::files::{FileError, write_atomically};
 
 /// What to ask Slurm for.
 #[derive(Clone, Debug, PartialEq)]

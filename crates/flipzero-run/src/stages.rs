@@ -10,8 +10,8 @@ use flipzero_arena::{
     AgentFactory, AgentSpec, AgentSpecError, ExactCache, ExactError, MctsSpec, PerfectPlayScore,
     balanced_opening_lines, exact_openings, opening_lines_between, play_paired, positions,
 };
-use flipzero_core::files::FileError;
 use flipzero_core::{Bitboard, Outcome, Rules, with_width};
+use flipzero_data::files::FileError;
 use flipzero_data::{ENCODER_VERSION, Sample, ShardHeader, replay_window, write_shard};
 use flipzero_engine::WeightsFile;
 use flipzero_nn::{NetEvaluator, PolicyValueNet, checkpoint};

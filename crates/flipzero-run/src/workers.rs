@@ -17,8 +17,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::thread::sleep;
 use std::time::Duration;
 
-use flipzero_core::files::FileError;
 use flipzero_core::with_width;
+use flipzero_data::files::FileError;
 use serde::Serialize;
 
 use crate::stages::{EvaluateOptions, Progress, Run, RunError, mix};

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use flipzero_arena::PerfectPlayScore;
-use flipzero_core::files::{FileError, write_atomically};
+use flipzero_data::files::{FileError, write_atomically};
 use serde::{Deserialize, Serialize};
 
 use crate::worker::WorkerId;

@@ -20,8 +20,8 @@ use flipzero_arena::{
     AgentFactory, AgentSpec, EngineAgent, MatchResult, MctsSpec, balanced_opening_lines, play_game,
     random_openings, seat_to_move,
 };
-use flipzero_core::files::{FileError, write_atomically};
 use flipzero_core::{Bitboard, Game, Preset, Rules, with_width};
+use flipzero_data::files::{FileError, write_atomically};
 use flipzero_engine::{ExactSolver, SearchConfig, WeightsFile};
 use flipzero_run::{Progress, Run, RunConfig, RunDir, RunError};
 use rayon::prelude::*;

@@ -25,7 +25,7 @@ pub fn write(out: &Path) -> std::io::Result<Vec<PathBuf>> {
         .iter()
         .map(|(name, contents)| {
             let path = out.join(name);
-            flipzero_core::files::write_atomically(&path, contents.as_bytes())?;
+            flipzero_data::files::write_atomically(&path, contents.as_bytes())?;
             Ok(path)
         })
         .collect()

@@ -8,7 +8,7 @@ use burn::tensor::Device;
 use clap::Args;
 use flipzero_arena::competition::{ArenaConfig, ArenaReport, run_arena};
 use flipzero_arena::journal::Journal;
-use flipzero_core::files::write_atomically;
+use flipzero_data::files::write_atomically;
 use indicatif::ProgressBar;
 
 /// Arguments of `flipzero arena`.

@@ -47,7 +47,7 @@ fn write_weights(file: &WeightsFile, out: &Path) -> anyhow::Result<()> {
             .save(&path)
             .with_context(|| format!("writing {}", path.display()))?;
     }
-    flipzero_core::files::write_atomically(out, file.to_toml().as_bytes())
+    flipzero_data::files::write_atomically(out, file.to_toml().as_bytes())
         .with_context(|| format!("writing {}", out.display()))
 }
 
