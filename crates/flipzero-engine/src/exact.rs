@@ -157,6 +157,24 @@ impl ExactSolver {
     }
 
     /// The exact value of `game` and its best decisions, where the solver applies.
+    ///
+    /// ```
+    /// use flipzero_core::{Color, Game, Preset};
+    /// use flipzero_engine::{ExactSolver, Proof};
+    ///
+    /// // 4x4 Othello from the start: White wins by 10 discs (the empties go to the winner).
+    /// let rules = Preset::Othello.rules(Some(4))?;
+    /// let solver = ExactSolver::new(&rules).expect("the solver plays Othello");
+    /// let start = Game::<u64>::start(&rules);
+    /// let value = solver.solve(&start, Proof::EveryBest).expect("solvable from the start");
+    /// assert_eq!(value.black_margin, -10);
+    /// assert_eq!((value.outcome_for(Color::White), value.margin_for(Color::White)), (1, 10));
+    /// // Every best first move is legal; a game the solver cannot take gives `None`.
+    /// assert!(value.best.iter().all(|d| start.legal_decisions(&rules).contains(d)));
+    /// let gomullo = Preset::Gomullo.rules(Some(6))?;
+    /// assert!(ExactSolver::new(&gomullo).is_none());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn solve<W: Bitboard>(&self, game: &Game<W>, proof: Proof) -> Option<ExactValue> {
         let solution = self.solution(game, proof)?;
         let side_margin = if self.goal.fewest_discs {
