@@ -537,6 +537,47 @@ impl std::str::FromStr for AgentSpec {
     }
 }
 
+/// An agent spec as a config file or a command line writes it, parsed once: the text stays
+/// the agent's name in records and reports, the typed spec is what builds it. Serialised as
+/// the text; a text that does not parse is refused when the file is read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NamedAgentSpec {
+    /// The text as written, such as `engine:depth=4`.
+    pub name: String,
+    /// What it says.
+    pub spec: AgentSpec,
+}
+
+impl std::str::FromStr for NamedAgentSpec {
+    type Err = AgentSpecError;
+
+    fn from_str(text: &str) -> Result<Self, AgentSpecError> {
+        Ok(Self {
+            name: text.to_owned(),
+            spec: text.parse()?,
+        })
+    }
+}
+
+impl std::fmt::Display for NamedAgentSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.name)
+    }
+}
+
+impl serde::Serialize for NamedAgentSpec {
+    fn serialize<S: serde::Serializer>(&self, out: S) -> Result<S::Ok, S::Error> {
+        out.serialize_str(&self.name)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for NamedAgentSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(input: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(input)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// What it takes to build an agent for each game: the spec with its network loaded once.
 pub struct AgentFactory {
     spec: AgentSpec,

@@ -18,7 +18,7 @@ pub mod tournament;
 
 pub use agent::{
     Agent, AgentError, AgentFactory, AgentSpec, AgentSpecError, EngineAgent, GreedyAgent,
-    MctsAgent, MctsSpec, PerfectAgent, RandomAgent, parse_symmetries,
+    MctsAgent, MctsSpec, NamedAgentSpec, PerfectAgent, RandomAgent, parse_symmetries,
 };
 pub use elo::{PairResult, Rating, Sprt, SprtDecision, ratings};
 pub use matches::{

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use flipzero_arena::AgentSpec;
+use flipzero_arena::NamedAgentSpec;
 use flipzero_core::Rules;
 use flipzero_data::files::FileError;
 use flipzero_mcts::{MctsConfig, SearchKind};
@@ -266,8 +266,9 @@ pub struct EvaluateSection {
     /// (KataGo's score utility; 0: the result alone).
     #[serde(default)]
     pub score_utility: f32,
-    /// Opponents: `random`, `engine:depth=N` and the other engine options.
-    pub opponents: Vec<String>,
+    /// Opponents: `random`, `engine:depth=N` and the other agents' forms, parsed when the
+    /// file is read; each keeps its text as its name in the metrics.
+    pub opponents: Vec<NamedAgentSpec>,
 }
 
 /// Budget of `flipzero loop` (the first reached stops it; none: until interrupted).
@@ -289,8 +290,8 @@ pub struct StopSection {
 /// A checked config with its rules resolved.
 #[derive(Clone, Debug)]
 pub struct ValidConfig {
-    /// The config as written.
-    pub config: RunConfig,
+    /// The settings as written in the file.
+    pub settings: RunConfig,
     /// The rules it names.
     pub rules: Rules,
 }
@@ -346,12 +347,10 @@ impl RunConfig {
         let config: RunConfig = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
         config.check().map_err(invalid)?;
         let rules = rules_for(&config).map_err(invalid)?;
-        for opponent in &config.evaluate.opponents {
-            opponent
-                .parse::<AgentSpec>()
-                .map_err(|e| invalid(format!("evaluate.opponents: {e}")))?;
-        }
-        Ok(ValidConfig { config, rules })
+        Ok(ValidConfig {
+            settings: config,
+            rules,
+        })
     }
 
     /// Every number in its range; the reason names the key.
@@ -458,13 +457,13 @@ impl RunConfig {
 impl ValidConfig {
     /// The search settings of self-play (seeds are set per game).
     pub fn selfplay_mcts(&self) -> MctsConfig {
-        let play = &self.config.selfplay;
+        let play = &self.settings.selfplay;
         MctsConfig {
             simulations: play.simulations,
             c_puct: play.c_puct,
             noise_fraction: play.noise_fraction,
             dirichlet_alpha: play.dirichlet_alpha,
-            seed: self.config.seed,
+            seed: self.settings.seed,
             solve_empties: play.solve_empties,
             search: play.search,
             considered_actions: play.considered_actions,
@@ -475,7 +474,7 @@ impl ValidConfig {
 
     /// The search settings of the network's agent in evaluation: no noise.
     pub fn evaluate_mcts(&self) -> MctsConfig {
-        let evaluate = &self.config.evaluate;
+        let evaluate = &self.settings.evaluate;
         MctsConfig {
             simulations: evaluate.simulations,
             noise_fraction: 0.0,
@@ -490,7 +489,7 @@ impl ValidConfig {
 
     /// The optimiser settings.
     pub fn train_config(&self) -> TrainConfig {
-        let train = &self.config.train;
+        let train = &self.settings.train;
         TrainConfig {
             learning_rate: train.learning_rate,
             warmup_steps: train.warmup_steps,
@@ -500,7 +499,7 @@ impl ValidConfig {
             value_weight: train.value_weight,
             score_weight: train.score_weight,
             augment: train.augment,
-            seed: self.config.seed,
+            seed: self.settings.seed,
         }
     }
 
@@ -512,11 +511,11 @@ impl ValidConfig {
             rows,
             cols,
             decisions: self.rules.decision_count(),
-            blocks: self.config.network.blocks,
-            channels: self.config.network.channels,
-            value_hidden: self.config.network.value_hidden,
-            policy_channels: self.config.network.policy_channels,
-            value_channels: self.config.network.value_channels,
+            blocks: self.settings.network.blocks,
+            channels: self.settings.network.channels,
+            value_hidden: self.settings.network.value_hidden,
+            policy_channels: self.settings.network.policy_channels,
+            value_channels: self.settings.network.value_channels,
             torus: self.rules.is_torus(),
         }
     }

@@ -7,7 +7,7 @@ use std::time::Instant;
 use burn::tensor::Device;
 use flipzero_arena::competition::SavedGame;
 use flipzero_arena::{
-    AgentFactory, AgentSpec, AgentSpecError, ExactCache, ExactError, MctsSpec, PerfectPlayScore,
+    AgentFactory, AgentSpec, ExactCache, ExactError, MctsSpec, NamedAgentSpec, PerfectPlayScore,
     balanced_opening_lines, exact_openings, opening_lines_between, play_paired, positions,
 };
 use flipzero_core::{Bitboard, Outcome, Rules, with_width};
@@ -107,7 +107,7 @@ pub struct EvaluateOptions {
     /// Average the network's evaluations over every board symmetry.
     pub every_symmetry: bool,
     /// Opponents, as `random` or `engine:depth=N`.
-    pub opponents: Option<Vec<String>>,
+    pub opponents: Option<Vec<NamedAgentSpec>>,
     /// Simulations per decision of the network's agent.
     pub simulations: Option<u32>,
     /// Append every game to this file, one JSON object per line
@@ -185,7 +185,7 @@ impl Run {
                     config_path.display()
                 )));
             }
-            if stored.config.config.network != config.config.network {
+            if stored.config.settings.network != config.settings.network {
                 return Err(RunError::Mismatch(format!(
                     "{} holds a run with another network shape than {}: use another run \
                      directory",
@@ -227,7 +227,7 @@ impl Run {
     /// stops at whichever comes first.
     pub fn set_stop(&mut self, iterations: Option<u64>, minutes: Option<f64>) {
         if iterations.is_some() || minutes.is_some() {
-            let stop = &mut self.config.config.stop;
+            let stop = &mut self.config.settings.stop;
             stop.iterations = iterations;
             stop.minutes = minutes;
         }
@@ -250,7 +250,7 @@ impl Run {
     /// Run time: earlier stages' time plus this process's (wall-clock time, or CPU time per
     /// core under `[loop] cpu_clock_cores`).
     pub fn elapsed_seconds(&self) -> f64 {
-        let spent = match self.config.config.stop.cpu_clock_cores {
+        let spent = match self.config.settings.stop.cpu_clock_cores {
             Some(cores) => (process_cpu_seconds() - self.cpu_started) / f64::from(cores),
             None => self.started.elapsed().as_secs_f64(),
         };
@@ -325,7 +325,7 @@ impl Run {
         if missing.is_empty() {
             return Ok(None);
         }
-        let seed = mix(&[self.config.config.seed, step]);
+        let seed = mix(&[self.config.settings.seed, step]);
         let record = self.play_into::<W>(step, &missing, seed, None, progress)?;
         Ok(Some(record))
     }
@@ -343,7 +343,7 @@ impl Run {
     ) -> Result<Record, RunError> {
         let net = self.load_net(step)?;
         let rules = self.rules();
-        let play = &self.config.config.selfplay;
+        let play = &self.config.settings.selfplay;
         let config = SelfPlayConfig {
             games: ids.len(),
             parallel_games: play.parallel_games,
@@ -440,10 +440,10 @@ impl Run {
     ) -> Result<Record, RunError> {
         let _one_trainer = self.dir.lock_training()?;
         let step = self.ensure_checkpoint()?;
-        let train = &self.config.config.train;
+        let train = &self.config.settings.train;
         let mut trainer_config = self.config.train_config();
         // Each stage draws other symmetries than the last.
-        trainer_config.seed = mix(&[self.config.config.seed, step, 1]);
+        trainer_config.seed = mix(&[self.config.settings.seed, step, 1]);
         let mut trainer = Trainer::load(
             &self.dir.checkpoint_path(step),
             trainer_config,
@@ -481,7 +481,7 @@ impl Run {
                 need: train.batch_size,
             });
         }
-        let mut rng = ChaCha8Rng::seed_from_u64(mix(&[self.config.config.seed, step, 2]));
+        let mut rng = ChaCha8Rng::seed_from_u64(mix(&[self.config.settings.seed, step, 2]));
         let started = Instant::now();
         let mut sums = [0.0f64; 3];
         progress.begin("training", steps);
@@ -557,17 +557,14 @@ impl Run {
         };
         let net = self.load_net(step)?;
         let rules = self.rules();
-        let evaluate = &self.config.config.evaluate;
+        let evaluate = &self.config.settings.evaluate;
         let count = options.openings.unwrap_or(evaluate.openings);
-        let names = options.opponents.as_ref().unwrap_or(&evaluate.opponents);
-        let specs: Vec<AgentSpec> = names
-            .iter()
-            .map(|name| name.parse().map_err(|e: AgentSpecError| e.to_string()))
-            .collect::<Result<_, String>>()
-            .map_err(RunError::Opponent)?;
+        let specs = options.opponents.as_ref().unwrap_or(&evaluate.opponents);
         let opponents: Vec<AgentFactory> = specs
             .iter()
-            .map(|spec| AgentFactory::new(spec, rules, &self.device).map_err(|e| e.to_string()))
+            .map(|named| {
+                AgentFactory::new(&named.spec, rules, &self.device).map_err(|e| e.to_string())
+            })
             .collect::<Result<_, String>>()
             .map_err(RunError::Opponent)?;
         // The same openings at every checkpoint, so scores compare along the run.
@@ -575,11 +572,11 @@ impl Run {
             .opening_plies
             .clone()
             .unwrap_or(evaluate.opening_plies..=evaluate.opening_plies);
-        let seed = mix(&[self.config.config.seed, 3]);
+        let seed = mix(&[self.config.settings.seed, 3]);
         let weights = WeightsFile::embedded()
             .weights_for(rules, "embedded weights")
             .map_err(|e| RunError::Opponent(e.to_string()))?;
-        let against_perfect = specs.contains(&AgentSpec::Perfect);
+        let against_perfect = specs.iter().any(|named| named.spec == AgentSpec::Perfect);
         let mut exact = if options.exact_within.is_some() || against_perfect {
             let path = self.dir.exact_values_path();
             Some(ExactCache::open(rules, Some(&path))?)
@@ -621,7 +618,8 @@ impl Run {
             Some((net, self.device.clone())),
         );
         let mut records = Vec::new();
-        for ((text, opponent), spec) in names.iter().zip(&opponents).zip(&specs) {
+        for (named, opponent) in specs.iter().zip(&opponents) {
+            let text = &named.name;
             let started = Instant::now();
             progress.begin(&format!("vs {text}"), 2 * suite.len() as u64);
             let result = play_paired(
@@ -642,8 +640,8 @@ impl Run {
                 let mut lines = String::new();
                 for (index, game) in result.games.iter().enumerate() {
                     let saved = SavedGame::new(
-                        &self.config.config.variant,
-                        self.config.config.size,
+                        &self.config.settings.variant,
+                        self.config.settings.size,
                         rules,
                         &suite[index / 2],
                         (&format!("network step {step}"), text),
@@ -665,7 +663,7 @@ impl Run {
                 mean_margin: result.mean_margin(),
                 perfect: exact
                     .as_ref()
-                    .filter(|_| *spec == AgentSpec::Perfect)
+                    .filter(|_| named.spec == AgentSpec::Perfect)
                     .map(|cache| PerfectPlayScore::of_match(rules, cache, &suite, &result.games)),
                 seconds: started.elapsed().as_secs_f64(),
                 elapsed_seconds: self.elapsed_seconds(),
@@ -691,20 +689,20 @@ impl Run {
             .collect();
         Ok(self
             .config
-            .config
+            .settings
             .evaluate
             .opponents
             .iter()
-            .all(|opponent| done.contains(opponent)))
+            .all(|opponent| done.contains(&opponent.name)))
     }
 
     /// Iterations finished: training stages of the loop's size since step 0.
     fn iteration_of(&self, step: u64) -> u64 {
-        step / self.config.config.train.steps_per_iteration
+        step / self.config.settings.train.steps_per_iteration
     }
 
     pub(crate) fn evaluation_due(&self, step: u64) -> Result<bool, RunError> {
-        let evaluate = &self.config.config.evaluate;
+        let evaluate = &self.config.settings.evaluate;
         let iteration = self.iteration_of(step);
         Ok(evaluate.every_iterations > 0
             && evaluate.openings > 0
@@ -718,12 +716,13 @@ impl Run {
     /// against `[loop] minutes`, steps against `[loop] iterations` of training, the larger
     /// where both are set; `None` without a budget.
     pub(crate) fn budget_spent(&self, step: u64) -> Option<f64> {
-        let stop = &self.config.config.stop;
+        let stop = &self.config.settings.stop;
         let by_time = stop
             .minutes
             .map(|minutes| self.elapsed_seconds() / (minutes * 60.0).max(1e-9));
         let by_steps = stop.iterations.map(|iterations| {
-            step as f64 / (iterations * self.config.config.train.steps_per_iteration).max(1) as f64
+            step as f64
+                / (iterations * self.config.settings.train.steps_per_iteration).max(1) as f64
         });
         match (by_time, by_steps) {
             (Some(time), Some(steps)) => Some(time.max(steps)),
@@ -732,7 +731,7 @@ impl Run {
     }
 
     pub(crate) fn should_stop(&self, step: u64) -> bool {
-        let stop = &self.config.config.stop;
+        let stop = &self.config.settings.stop;
         stop.iterations
             .is_some_and(|most| self.iteration_of(step) >= most)
             || stop
@@ -763,8 +762,8 @@ impl Run {
             if self.should_stop(step) {
                 return Ok(());
             }
-            let play = &self.config.config.selfplay;
-            let train = &self.config.config.train;
+            let play = &self.config.settings.selfplay;
+            let train = &self.config.settings.train;
             let mut games = play.games_per_iteration;
             records.extend(self.self_play(games, progress)?);
             // Too few samples for a batch (short games, a big batch): play more first.

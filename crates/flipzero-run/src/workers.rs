@@ -62,7 +62,7 @@ impl Run {
                 .last()
                 .map_or(0, |last| last + 1);
             let ids: Vec<u64> = (next..next + batch).collect();
-            let seed = mix(&[self.config().config.seed, step, worker_seed(worker)]);
+            let seed = mix(&[self.config().settings.seed, step, worker_seed(worker)]);
             let record = with_width!(self.rules().square_count(), W => {
                 self.play_into::<W>(step, &ids, seed, Some(worker), progress)
             })?;
@@ -84,8 +84,8 @@ impl Run {
         on_record: &mut dyn FnMut(&Record),
     ) -> Result<(), RunError> {
         self.reopen_if_budget_left()?;
-        let games = self.config().config.selfplay.games_per_iteration as usize;
-        let steps = self.config().config.train.steps_per_iteration;
+        let games = self.config().settings.selfplay.games_per_iteration as usize;
+        let steps = self.config().settings.train.steps_per_iteration;
         loop {
             let step = self.ensure_checkpoint()?;
             if self.should_stop(step) {

@@ -357,7 +357,7 @@ fn evaluation_options_replace_the_configs_opponents() {
     let (_folder, _config, _dir, run) = tiny_run();
     let options = EvaluateOptions {
         openings: Some(3),
-        opponents: Some(vec!["engine:depth=2".to_owned()]),
+        opponents: Some(vec!["engine:depth=2".parse().unwrap()]),
         ..EvaluateOptions::default()
     };
     let records = run.evaluate(&options, &Silent).unwrap();
@@ -371,11 +371,11 @@ fn evaluation_options_replace_the_configs_opponents() {
         } => assert_eq!((*step, opponent.as_str(), *games), (0, "engine:depth=2", 6)),
         other => panic!("{other:?}"),
     }
-    let bad = EvaluateOptions {
-        opponents: Some(vec!["engine:depht=2".to_owned()]),
-        ..EvaluateOptions::default()
-    };
-    let error = run.evaluate(&bad, &Silent).unwrap_err().to_string();
+    // A misspelt opponent is refused where it is read, before anything is evaluated.
+    let error = "engine:depht=2"
+        .parse::<flipzero_arena::NamedAgentSpec>()
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("depht"), "{error}");
 }
 
@@ -387,7 +387,7 @@ fn evaluation_against_perfect_play_scores_the_exact_values_it_solved_once() {
         opening_plies: Some(14..=16),
         exact_within: Some(10),
         solve_empties: Some(0),
-        opponents: Some(vec!["perfect".to_owned(), "random".to_owned()]),
+        opponents: Some(vec!["perfect".parse().unwrap(), "random".parse().unwrap()]),
         ..EvaluateOptions::default()
     };
     let records = run.evaluate(&options, &Silent).unwrap();
@@ -504,10 +504,10 @@ fn every_committed_run_config_is_valid_and_every_preset_has_a_small_run() {
                 if sub.ends_with("small") {
                     assert_eq!(
                         path.file_stem().unwrap().to_str().unwrap(),
-                        config.config.variant,
+                        config.settings.variant,
                         "small runs are named after their preset"
                     );
-                    small.push(config.config.variant);
+                    small.push(config.settings.variant);
                 }
             }
         }

@@ -135,7 +135,7 @@ pub(crate) struct EvaluateArgs {
     /// An opponent (`random`, `engine:depth=4`, ...); repeat for several. The config's
     /// opponents when absent.
     #[arg(long = "opponent")]
-    opponents: Vec<String>,
+    opponents: Vec<flipzero_arena::NamedAgentSpec>,
     /// Simulations per decision of the network's agent.
     #[arg(long)]
     simulations: Option<u32>,
@@ -300,11 +300,11 @@ pub(crate) fn run_loop(args: &LoopArgs) -> anyhow::Result<()> {
     eprintln!(
         "run {}: {} on {}x{}, network {} blocks x {} channels",
         run.dir().root().display(),
-        run.config().config.variant,
+        run.config().settings.variant,
         run.config().rules.rows(),
         run.config().rules.cols(),
-        run.config().config.network.blocks,
-        run.config().config.network.channels,
+        run.config().settings.network.blocks,
+        run.config().settings.network.channels,
     );
     let step = run.ensure_checkpoint()?;
     if step > 0 {
@@ -333,7 +333,7 @@ pub(crate) fn self_play(args: &SelfPlayArgs) -> anyhow::Result<()> {
             Some(name) => WorkerId::new(name).map_err(anyhow::Error::msg)?,
             None => WorkerId::from_slurm().map_or_else(default_worker, Ok)?,
         };
-        let play = &run.config().config.selfplay;
+        let play = &run.config().settings.selfplay;
         let batch = args
             .batch
             .unwrap_or((play.parallel_games * play.workers) as u64);
@@ -345,7 +345,7 @@ pub(crate) fn self_play(args: &SelfPlayArgs) -> anyhow::Result<()> {
     }
     let games = args
         .games
-        .unwrap_or(run.config().config.selfplay.games_per_iteration);
+        .unwrap_or(run.config().settings.selfplay.games_per_iteration);
     match run.self_play(games, &Bars::new())? {
         Some(record) => println!("{}", describe(&record)),
         None => println!("the newest checkpoint has played its {games} games already"),
@@ -363,7 +363,7 @@ pub(crate) fn train(args: &TrainArgs) -> anyhow::Result<()> {
     }
     let steps = args
         .steps
-        .unwrap_or(run.config().config.train.steps_per_iteration);
+        .unwrap_or(run.config().settings.train.steps_per_iteration);
     println!("{}", describe(&run.train(steps, &Bars::new())?));
     Ok(())
 }
