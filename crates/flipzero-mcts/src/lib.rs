@@ -80,8 +80,9 @@ impl<W: Bitboard> Evaluator<W> for UniformEvaluator {
     }
 }
 
-/// Search settings.
-#[derive(Clone, Debug, PartialEq)]
+/// Search settings. In a run config they are keys of `[selfplay]` (the seed comes from the
+/// config's own, the Gumbel scale from the use: 1 in self-play, 0 in evaluation).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MctsConfig {
     /// Simulations per search (visits added to the root).
     pub simulations: u32,
@@ -92,27 +93,38 @@ pub struct MctsConfig {
     /// Concentration of that noise (about 10 / typical number of moves).
     pub dirichlet_alpha: f32,
     /// Seed of the noise and of sampling by temperature.
+    #[serde(skip)]
     pub seed: u64,
     /// Positions with this many empty squares or fewer take their exact result from the
     /// endgame solver instead of the evaluator (Othello-move rules only; 0 turns it off).
     pub solve_empties: u32,
     /// How simulations choose their way: PUCT everywhere, or Gumbel's sequential halving at
     /// the root.
+    #[serde(default)]
     pub search: SearchKind,
     /// Gumbel search: root decisions considered (the best by Gumbel noise plus prior
     /// logits), halved each phase.
+    #[serde(default = "default_considered_actions")]
     pub considered_actions: u32,
     /// Gumbel search: the scale of the root's Gumbel noise (1 in self-play, where it explores;
     /// 0 for an agent that plays its best).
+    #[serde(skip)]
     pub gumbel_scale: f32,
     /// Weight of the final margin beside the result (KataGo's score utility): a node's value
     /// is result + `score_utility` * margin / squares, so that among decisions that all win
     /// (or all lose) the search prefers the larger margin. 0: the result alone.
+    #[serde(default)]
     pub score_utility: f32,
 }
 
-/// The tree policy.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// Root decisions a Gumbel search considers unless told otherwise.
+pub fn default_considered_actions() -> u32 {
+    16
+}
+
+/// The tree policy, written `puct` or `gumbel`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum SearchKind {
     /// PUCT selection everywhere (AlphaZero); Dirichlet noise at the root in self-play.
     #[default]
@@ -144,7 +156,7 @@ impl Default for MctsConfig {
             seed: 0,
             solve_empties: 0,
             search: SearchKind::Puct,
-            considered_actions: 16,
+            considered_actions: default_considered_actions(),
             gumbel_scale: 0.0,
             score_utility: 0.0,
         }

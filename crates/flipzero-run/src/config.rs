@@ -8,6 +8,7 @@ use flipzero_arena::NamedAgentSpec;
 use flipzero_core::Rules;
 use flipzero_data::files::FileError;
 use flipzero_mcts::{MctsConfig, SearchKind};
+use flipzero_selfplay::SelfPlayConfig;
 use flipzero_train::TrainConfig;
 use serde::{Deserialize, Serialize};
 
@@ -54,150 +55,22 @@ pub struct NetworkSection {
     pub value_channels: usize,
 }
 
-/// Self-play settings.
+/// Self-play settings: the loop's own, then those of [`SelfPlayConfig`] and its search
+/// ([`flipzero_mcts::MctsConfig`]), written as keys of the same table.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct SelfPlaySection {
     /// Games per iteration of the loop.
     pub games_per_iteration: u64,
-    /// Games each worker plays at once (their leaves share one network call).
-    pub parallel_games: usize,
     /// Worker threads, each with its own copy of the network.
     pub workers: usize,
-    /// Search simulations per decision.
-    pub simulations: u32,
-    /// Exploration constant of PUCT.
-    pub c_puct: f32,
-    /// Share of Dirichlet noise in the root priors.
-    pub noise_fraction: f32,
-    /// Concentration of that noise.
-    pub dirichlet_alpha: f32,
-    /// Decisions per game drawn in proportion to visits (the rest take the most visited).
-    pub temperature_decisions: u32,
-    /// Leaves with this many empty squares or fewer take the exact solver's value (0: never).
-    pub solve_empties: u32,
-    /// Positions with this many empty squares or fewer are trained on the exact solver's
-    /// targets (outcome, margin, best decisions) rather than the game's (0: never).
-    #[serde(default)]
-    pub solve_targets_empties: u32,
-    /// With solved targets on: the positions before a game's first solved one take its
-    /// exact outcome and margin as value targets, not the game's end.
-    #[serde(default)]
-    pub solved_value_targets: bool,
-    /// The tree policy: `puct` (Dirichlet noise at the root, visit counts as targets) or
-    /// `gumbel` (sequential halving at the root, the improved policy as the target).
-    #[serde(default, with = "search_kind")]
-    pub search: SearchKind,
-    /// Gumbel search: root decisions considered.
-    #[serde(default = "default_considered")]
-    pub considered_actions: u32,
-    /// Weight of the predicted final margin beside the result in the search's values
-    /// (KataGo's score utility; 0: the result alone).
-    #[serde(default)]
-    pub score_utility: f32,
-    /// Playout cap randomisation: the share of decisions searched with `simulations` (and
-    /// the root noise) and trained on; the rest get `fast_simulations`, no noise and no
-    /// sample. 1 (the default) searches every decision fully.
-    #[serde(default = "full_fraction")]
-    pub full_search_fraction: f32,
-    /// Simulations of a fast search.
-    #[serde(default = "default_fast_simulations")]
-    pub fast_simulations: u32,
-    /// Random decisions (not searched, not trained on) before each game's first search: a
-    /// number `N`, or a range `"A-B"` drawn per game; 0 starts from the rules' start.
-    #[serde(default)]
-    pub opening_plies: OpeningPlies,
+    /// How each game is played and searched.
+    #[serde(flatten)]
+    pub play: SelfPlayConfig,
 }
 
-/// `opening_plies = 4` or `opening_plies = "0-10"`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum OpeningPlies {
-    /// Always this many.
-    Fixed(u32),
-    /// A range `A-B`, drawn per game.
-    Range(String),
-}
-
-impl Default for OpeningPlies {
-    fn default() -> Self {
-        OpeningPlies::Fixed(0)
-    }
-}
-
-impl OpeningPlies {
-    /// The range, or why the text is not one.
-    pub fn range(&self) -> Result<std::ops::RangeInclusive<u32>, String> {
-        match self {
-            OpeningPlies::Fixed(plies) => Ok(*plies..=*plies),
-            OpeningPlies::Range(text) => {
-                parse_range(text).map_err(|e| format!("selfplay.opening_plies: {e}"))
-            }
-        }
-    }
-}
-
-/// `N` or `A-B` (A at most B), each from 0 to 200: a number of plies or squares, or a range
-/// of them, as configs and the command line write them.
-///
-/// # Errors
-/// Text that is not such a number or range, said with the reason.
-pub fn parse_range(text: &str) -> Result<std::ops::RangeInclusive<u32>, String> {
-    let number = |part: &str| {
-        part.trim()
-            .parse::<u32>()
-            .ok()
-            .filter(|&n| n <= 200)
-            .ok_or_else(|| format!("`{part}` is not a number from 0 to 200"))
-    };
-    let (low, high) = text.split_once('-').unwrap_or((text, text));
-    let (low, high) = (number(low)?, number(high)?);
-    if low > high {
-        return Err(format!("`{text}`: the range's start is above its end"));
-    }
-    Ok(low..=high)
-}
-
-impl SelfPlaySection {
-    /// The checked range of opening plies (see [`SelfPlaySection::opening_plies`]).
-    pub fn opening_plies_range(&self) -> std::ops::RangeInclusive<u32> {
-        self.opening_plies.range().unwrap_or(0..=0)
-    }
-}
-
-fn full_fraction() -> f32 {
-    1.0
-}
-
-fn default_fast_simulations() -> u32 {
-    8
-}
-
-fn default_considered() -> u32 {
-    MctsConfig::default().considered_actions
-}
-
-/// `search = "puct" | "gumbel"` in the config files.
-mod search_kind {
-    use flipzero_mcts::SearchKind;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub(super) fn serialize<S: Serializer>(kind: &SearchKind, out: S) -> Result<S::Ok, S::Error> {
-        out.serialize_str(match kind {
-            SearchKind::Puct => "puct",
-            SearchKind::Gumbel => "gumbel",
-        })
-    }
-
-    pub(super) fn deserialize<'de, D: Deserializer<'de>>(input: D) -> Result<SearchKind, D::Error> {
-        let text = String::deserialize(input)?;
-        text.parse().map_err(serde::de::Error::custom)
-    }
-}
-
-/// Training settings.
+/// Training settings: the loop's own, then the optimiser's ([`TrainConfig`]), written as
+/// keys of the same table.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct TrainSection {
     /// Samples per optimizer step.
     pub batch_size: usize,
@@ -205,30 +78,14 @@ pub struct TrainSection {
     pub steps_per_iteration: u64,
     /// The replay window: the newest samples trained on.
     pub window_samples: usize,
-    /// Adam's peak learning rate.
-    pub learning_rate: f64,
-    /// Steps of linear warm-up.
-    pub warmup_steps: u64,
-    /// Steps of cosine decay after the warm-up (0: constant rate); unused when `schedule` is
-    /// `budget`.
-    #[serde(default)]
-    pub decay_steps: u64,
     /// What the cosine decay runs over: `steps` (`decay_steps` optimizer steps) or `budget`
     /// (the loop's budget of minutes or iterations, so that the floor is reached when the run
     /// ends, however fast the machine).
     #[serde(default)]
     pub schedule: Schedule,
-    /// Share of the peak rate left after the decay.
-    pub final_fraction: f64,
-    /// Decoupled weight decay (AdamW) per unit of learning rate; 0 (the default): Adam.
-    #[serde(default)]
-    pub weight_decay: f32,
-    /// Weight of the win/draw/loss loss.
-    pub value_weight: f32,
-    /// Weight of the score loss.
-    pub score_weight: f32,
-    /// See each sample through a random board symmetry.
-    pub augment: bool,
+    /// The optimiser.
+    #[serde(flatten)]
+    pub optimizer: TrainConfig,
 }
 
 /// What the learning rate's cosine decay runs over.
@@ -257,10 +114,10 @@ pub struct EvaluateSection {
     /// Its exact-solver threshold in empty squares.
     pub solve_empties: u32,
     /// Its tree policy: `puct` or `gumbel` (without noise: it plays its best).
-    #[serde(default, with = "search_kind")]
+    #[serde(default)]
     pub search: SearchKind,
     /// Gumbel search: root decisions considered.
-    #[serde(default = "default_considered")]
+    #[serde(default = "flipzero_mcts::default_considered_actions")]
     pub considered_actions: u32,
     /// Weight of the predicted final margin beside the result in the search's values
     /// (KataGo's score utility; 0: the result alone).
@@ -285,6 +142,45 @@ pub struct StopSection {
     /// Unset: wall-clock time. Workers in other processes are not counted.
     #[serde(default)]
     pub cpu_clock_cores: Option<u32>,
+}
+
+/// Refuses keys of the file that no setting took. The tables that take their keys from the
+/// lower crates' configs (`[selfplay]`, `[train]`, through serde's `flatten`) cannot refuse
+/// unknown keys themselves, so the file's keys are compared with those of the config as read
+/// and written back: a key the config does not write back is one it did not read.
+fn refuse_unknown_keys(text: &str, config: &RunConfig) -> Result<(), String> {
+    let written: toml::Table = toml::from_str(text).map_err(|e| e.to_string())?;
+    let read = toml::Table::try_from(config).map_err(|e| e.to_string())?;
+    let mut unknown = Vec::new();
+    unknown_keys(&written, &read, "", &mut unknown);
+    match unknown.first() {
+        None => Ok(()),
+        Some(first) => Err(first.clone()),
+    }
+}
+
+/// The keys of `written` missing from `read`, each with the keys its table does take.
+fn unknown_keys(written: &toml::Table, read: &toml::Table, prefix: &str, found: &mut Vec<String>) {
+    for (key, value) in written {
+        let path = if prefix.is_empty() {
+            key.clone()
+        } else {
+            format!("{prefix}.{key}")
+        };
+        match (value, read.get(key)) {
+            (_, None) => {
+                let known: Vec<&str> = read.keys().map(String::as_str).collect();
+                found.push(format!(
+                    "unknown key `{path}` (the table takes {})",
+                    known.join(", ")
+                ));
+            }
+            (toml::Value::Table(inner), Some(toml::Value::Table(read_inner))) => {
+                unknown_keys(inner, read_inner, &path, found);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// A checked config with its rules resolved.
@@ -345,6 +241,7 @@ impl RunConfig {
     ) -> Result<ValidConfig, FileError> {
         let invalid = |reason: String| FileError::invalid(Path::new(name), reason);
         let config: RunConfig = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
+        refuse_unknown_keys(text, &config).map_err(invalid)?;
         config.check().map_err(invalid)?;
         let rules = rules_for(&config).map_err(invalid)?;
         Ok(ValidConfig {
@@ -380,44 +277,63 @@ impl RunConfig {
             1,
             1_000_000,
         )?;
-        within("selfplay.parallel_games", play.parallel_games, 1, 4096)?;
+        within("selfplay.parallel_games", play.play.parallel_games, 1, 4096)?;
         within("selfplay.workers", play.workers, 1, 1024)?;
-        within("selfplay.simulations", play.simulations, 1, 1_000_000)?;
-        within("selfplay.c_puct", play.c_puct, 0.0, 100.0)?;
-        within("selfplay.noise_fraction", play.noise_fraction, 0.0, 1.0)?;
+        within(
+            "selfplay.simulations",
+            play.play.mcts.simulations,
+            1,
+            1_000_000,
+        )?;
+        within("selfplay.c_puct", play.play.mcts.c_puct, 0.0, 100.0)?;
+        within(
+            "selfplay.noise_fraction",
+            play.play.mcts.noise_fraction,
+            0.0,
+            1.0,
+        )?;
         within(
             "selfplay.dirichlet_alpha",
-            play.dirichlet_alpha,
+            play.play.mcts.dirichlet_alpha,
             0.001,
             100.0,
         )?;
-        within("selfplay.solve_empties", play.solve_empties, 0, 24)?;
+        within(
+            "selfplay.solve_empties",
+            play.play.mcts.solve_empties,
+            0,
+            24,
+        )?;
         within(
             "selfplay.solve_targets_empties",
-            play.solve_targets_empties,
+            play.play.solve_targets_empties,
             0,
             24,
         )?;
         within(
             "selfplay.considered_actions",
-            play.considered_actions,
+            play.play.mcts.considered_actions,
             1,
             4096,
         )?;
         within(
             "selfplay.full_search_fraction",
-            play.full_search_fraction,
+            play.play.full_search_fraction,
             0.01,
             1.0,
         )?;
         within(
             "selfplay.fast_simulations",
-            play.fast_simulations,
+            play.play.fast_simulations,
             1,
             1_000_000,
         )?;
-        within("selfplay.score_utility", play.score_utility, 0.0, 10.0)?;
-        play.opening_plies.range()?;
+        within(
+            "selfplay.score_utility",
+            play.play.mcts.score_utility,
+            0.0,
+            10.0,
+        )?;
         let train = &self.train;
         within("train.batch_size", train.batch_size, 1, 65_536)?;
         within(
@@ -427,11 +343,31 @@ impl RunConfig {
             10_000_000,
         )?;
         within("train.window_samples", train.window_samples, 1, 100_000_000)?;
-        within("train.learning_rate", train.learning_rate, 1e-9, 10.0)?;
-        within("train.final_fraction", train.final_fraction, 0.0, 1.0)?;
-        within("train.weight_decay", train.weight_decay, 0.0, 1.0)?;
-        within("train.value_weight", train.value_weight, 0.0, 1000.0)?;
-        within("train.score_weight", train.score_weight, 0.0, 1000.0)?;
+        within(
+            "train.learning_rate",
+            train.optimizer.learning_rate,
+            1e-9,
+            10.0,
+        )?;
+        within(
+            "train.final_fraction",
+            train.optimizer.final_fraction,
+            0.0,
+            1.0,
+        )?;
+        within("train.weight_decay", train.optimizer.weight_decay, 0.0, 1.0)?;
+        within(
+            "train.value_weight",
+            train.optimizer.value_weight,
+            0.0,
+            1000.0,
+        )?;
+        within(
+            "train.score_weight",
+            train.optimizer.score_weight,
+            0.0,
+            1000.0,
+        )?;
         let evaluate = &self.evaluate;
         within("evaluate.openings", evaluate.openings, 0, 100_000)?;
         within("evaluate.opening_plies", evaluate.opening_plies, 0, 60)?;
@@ -457,18 +393,10 @@ impl RunConfig {
 impl ValidConfig {
     /// The search settings of self-play (seeds are set per game).
     pub fn selfplay_mcts(&self) -> MctsConfig {
-        let play = &self.settings.selfplay;
         MctsConfig {
-            simulations: play.simulations,
-            c_puct: play.c_puct,
-            noise_fraction: play.noise_fraction,
-            dirichlet_alpha: play.dirichlet_alpha,
             seed: self.settings.seed,
-            solve_empties: play.solve_empties,
-            search: play.search,
-            considered_actions: play.considered_actions,
             gumbel_scale: 1.0,
-            score_utility: play.score_utility,
+            ..self.settings.selfplay.play.mcts.clone()
         }
     }
 
@@ -489,17 +417,9 @@ impl ValidConfig {
 
     /// The optimiser settings.
     pub fn train_config(&self) -> TrainConfig {
-        let train = &self.settings.train;
         TrainConfig {
-            learning_rate: train.learning_rate,
-            warmup_steps: train.warmup_steps,
-            decay_steps: train.decay_steps,
-            final_fraction: train.final_fraction,
-            weight_decay: train.weight_decay,
-            value_weight: train.value_weight,
-            score_weight: train.score_weight,
-            augment: train.augment,
             seed: self.settings.seed,
+            ..self.settings.train.optimizer.clone()
         }
     }
 

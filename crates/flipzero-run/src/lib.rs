@@ -11,8 +11,9 @@ pub mod slurm;
 mod stages;
 pub mod workers;
 
-pub use config::{RunConfig, Schedule, ValidConfig, parse_range};
+pub use config::{RunConfig, Schedule, ValidConfig};
 pub use flipzero_mcts::SearchKind;
 pub use flipzero_rundir::{Record, RunDir, WorkerId};
+pub use flipzero_selfplay::parse_range;
 pub use stages::{EvaluateOptions, Progress, Run, RunError, Silent};
 pub use workers::{RunStatus, run_status};

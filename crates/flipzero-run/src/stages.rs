@@ -346,15 +346,9 @@ impl Run {
         let play = &self.config.settings.selfplay;
         let config = SelfPlayConfig {
             games: ids.len(),
-            parallel_games: play.parallel_games,
             mcts: self.config.selfplay_mcts(),
-            temperature_decisions: play.temperature_decisions,
-            solve_targets_empties: play.solve_targets_empties,
-            solved_value_targets: play.solved_value_targets,
-            full_search_fraction: play.full_search_fraction,
-            fast_simulations: play.fast_simulations,
-            opening_plies: play.opening_plies_range(),
             seed,
+            ..play.play.clone()
         };
         let writer = match worker {
             Some(worker) => format!("selfplay worker {worker}, checkpoint step {step}"),

@@ -480,7 +480,26 @@ fn bad_configs_are_refused_naming_the_key() {
                 "solve_empties = 6\n\n[train]",
                 "solve_empties = 6\nopening_plies = \"9-3\"\n\n[train]",
             ),
-            "selfplay.opening_plies",
+            "opening_plies: `9-3`: the range's start is above its end",
+        ),
+        // Keys of the tables the lower crates' configs fill are checked as strictly.
+        (
+            TINY.replace(
+                "simulations = 8\nc_puct",
+                "simulatons = 8\nsimulations = 8\nc_puct",
+            ),
+            "unknown key `selfplay.simulatons`",
+        ),
+        (
+            TINY.replace(
+                "learning_rate = 0.002",
+                "learning_rate = 0.002\nlearning_rte = 1.0",
+            ),
+            "unknown key `train.learning_rte`",
+        ),
+        (
+            TINY.replace("learning_rate = 0.002", "learning_rate = 0.002\nseed = 4"),
+            "unknown key `train.seed`",
         ),
         ("variant = 3".to_owned(), "variant"),
     ];
@@ -591,4 +610,28 @@ fn a_run_of_a_rules_file_opens_with_the_rules_it_keeps_whatever_became_of_the_fi
         .unwrap()
         .to_string();
     assert!(error.contains("rules.toml"), "{error}");
+}
+
+#[test]
+fn the_lower_crates_configs_are_read_from_their_tables() {
+    let valid = RunConfig::parse(TINY, "tiny.toml").unwrap();
+    let mcts = valid.selfplay_mcts();
+    assert_eq!(
+        (mcts.simulations, mcts.seed, mcts.gumbel_scale),
+        (8, valid.settings.seed, 1.0)
+    );
+    let train = valid.train_config();
+    assert_eq!(
+        (train.learning_rate, train.seed),
+        (0.002, valid.settings.seed)
+    );
+    let evaluate = valid.evaluate_mcts();
+    assert_eq!((evaluate.noise_fraction, evaluate.gumbel_scale), (0.0, 0.0));
+    assert_eq!(evaluate.c_puct, mcts.c_puct);
+    let ranged = TINY.replace(
+        "solve_empties = 6\n\n[train]",
+        "solve_empties = 6\nopening_plies = \"2-5\"\n\n[train]",
+    );
+    let ranged = RunConfig::parse(&ranged, "ranged.toml").unwrap();
+    assert_eq!(ranged.settings.selfplay.play.opening_plies, 2..=5);
 }

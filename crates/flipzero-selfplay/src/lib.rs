@@ -10,14 +10,17 @@ use flipzero_mcts::{Evaluator, Mcts, MctsConfig, SearchKind, search_many};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// How to play.
-#[derive(Clone, Debug, PartialEq)]
+/// How to play. In a run config these are the keys of `[selfplay]` (with the search's, of
+/// [`MctsConfig`]); the games to finish and the seed are set for each stage.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SelfPlayConfig {
     /// Games to finish.
+    #[serde(skip)]
     pub games: usize,
     /// Games in progress at once (their leaves share evaluator calls).
     pub parallel_games: usize,
     /// The search of every decision (its seed is offset per game).
+    #[serde(flatten)]
     pub mcts: MctsConfig,
     /// Decisions per game drawn in proportion to visits; the rest take the most visited.
     /// (Gumbel search draws its decisions by its own noise instead.)
@@ -25,24 +28,99 @@ pub struct SelfPlayConfig {
     /// Positions with this many empty squares or fewer take their targets from the exact
     /// solver: the exact outcome and margin, and a policy spread over the best decisions
     /// (`Sample::solved`). 0 turns it off; rules the solver does not cover ignore it.
+    #[serde(default)]
     pub solve_targets_empties: u32,
     /// With solved targets on: the positions before a game's first solved one take its exact
     /// outcome and margin as their value targets instead of the game's end, which the
     /// noisy play after it may have changed. Off: every unsolved position takes the end.
+    #[serde(default)]
     pub solved_value_targets: bool,
     /// Playout cap randomisation (KataGo): the share of decisions searched fully
     /// (`mcts.simulations`, with the root noise) and recorded as samples; the others are
     /// searched with `fast_simulations` and no noise, played, and not recorded. 1 searches
     /// every decision fully.
+    #[serde(default = "every_decision")]
     pub full_search_fraction: f32,
     /// Simulations of a fast search.
+    #[serde(default = "default_fast_simulations")]
     pub fast_simulations: u32,
     /// Each game starts after a number of uniformly random decisions drawn from this range
     /// (not searched, not recorded), so that the games cover more than one opening line;
-    /// `0..=0` starts from the rules' start.
+    /// `0..=0` starts from the rules' start. Written `N` or `"A-B"`.
+    #[serde(default = "no_opening_plies", with = "plies_or_range")]
     pub opening_plies: std::ops::RangeInclusive<u32>,
     /// Seed of the games (starts and searches).
+    #[serde(skip)]
     pub seed: u64,
+}
+
+fn every_decision() -> f32 {
+    1.0
+}
+
+fn default_fast_simulations() -> u32 {
+    8
+}
+
+fn no_opening_plies() -> std::ops::RangeInclusive<u32> {
+    0..=0
+}
+
+/// `N` or `A-B` (A at most B), each from 0 to 200: a number of plies or squares, or a range
+/// of them, as configs and the command line write them.
+///
+/// # Errors
+/// Text that is not such a number or range, said with the reason.
+pub fn parse_range(text: &str) -> Result<std::ops::RangeInclusive<u32>, String> {
+    let number = |part: &str| {
+        part.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|&n| n <= 200)
+            .ok_or_else(|| format!("`{part}` is not a number from 0 to 200"))
+    };
+    let (low, high) = text.split_once('-').unwrap_or((text, text));
+    let (low, high) = (number(low)?, number(high)?);
+    if low > high {
+        return Err(format!("`{text}`: the range's start is above its end"));
+    }
+    Ok(low..=high)
+}
+
+/// A range of plies written as a number (`4`) or a range (`"0-10"`).
+mod plies_or_range {
+    use std::ops::RangeInclusive;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Written {
+        Plies(u32),
+        Range(String),
+    }
+
+    pub(super) fn serialize<S: Serializer>(
+        range: &RangeInclusive<u32>,
+        out: S,
+    ) -> Result<S::Ok, S::Error> {
+        if range.start() == range.end() {
+            out.serialize_u32(*range.start())
+        } else {
+            out.serialize_str(&format!("{}-{}", range.start(), range.end()))
+        }
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        input: D,
+    ) -> Result<RangeInclusive<u32>, D::Error> {
+        let text = match Written::deserialize(input)? {
+            Written::Plies(plies) => plies.to_string(),
+            Written::Range(text) => text,
+        };
+        super::parse_range(&text)
+            .map_err(|reason| serde::de::Error::custom(format!("opening_plies: {reason}")))
+    }
 }
 
 /// A finished game and its samples.

@@ -52,8 +52,9 @@ use rand::seq::IndexedRandom;
 use rand_chacha::ChaCha8Rng;
 use std::path::Path;
 
-/// Optimisation settings.
-#[derive(Clone, Debug, PartialEq)]
+/// Optimisation settings. In a run config they are keys of `[train]`; the seed is the
+/// config's own.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TrainConfig {
     /// Adam's peak learning rate.
     pub learning_rate: f64,
@@ -61,12 +62,14 @@ pub struct TrainConfig {
     pub warmup_steps: u64,
     /// Steps of cosine decay after the warm-up, down to `final_fraction` of the peak; 0 keeps
     /// the peak rate. Unused while [`Trainer::set_budget_progress`] has set a progress.
+    #[serde(default)]
     pub decay_steps: u64,
     /// Share of the peak rate left at the end of the decay (and after it).
     pub final_fraction: f64,
     /// Decoupled weight decay (AdamW): each step shrinks every weight by `learning_rate *
     /// weight_decay` of itself. 0 trains with plain Adam, as runs before the option did. Both
     /// keep the same moment estimates, so a checkpoint of either continues under the other.
+    #[serde(default)]
     pub weight_decay: f32,
     /// Weight of the win/draw/loss loss against the policy loss.
     pub value_weight: f32,
@@ -75,6 +78,7 @@ pub struct TrainConfig {
     /// See each position through a random symmetry of the board.
     pub augment: bool,
     /// Seed of the symmetries drawn.
+    #[serde(skip)]
     pub seed: u64,
 }
 

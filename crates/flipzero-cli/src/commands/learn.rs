@@ -336,7 +336,7 @@ pub(crate) fn self_play(args: &SelfPlayArgs) -> anyhow::Result<()> {
         let play = &run.config().settings.selfplay;
         let batch = args
             .batch
-            .unwrap_or((play.parallel_games * play.workers) as u64);
+            .unwrap_or((play.play.parallel_games * play.workers) as u64);
         eprintln!("worker {worker}: batches of {batch} games");
         run.self_play_worker(&worker, batch, args.batches, &Bars::new(), &mut |record| {
             println!("{worker}: {}", describe(record));
