@@ -45,8 +45,8 @@ pub use othello::{
 };
 pub use symmetry::Symmetry;
 pub use variant::{
-    Decision, DecisionError, Game, GameTextError, Orientation, Phase, Preset, ReplayError, Rules,
-    RulesError, RulesSpec, StartError, decision_name, replay, replay_decisions,
+    AnyGame, Decision, DecisionError, Game, GameTextError, GameWidth, Orientation, Phase, Preset,
+    ReplayError, Rules, RulesError, RulesSpec, StartError, decision_name, replay, replay_decisions,
 };
 
 /// The bitboard widths, smallest first.

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use burn::tensor::Device;
 use flipzero_arena::{AgentFactory, AgentSpec};
-use flipzero_core::{Bitboard, Game, Rules, with_width};
+use flipzero_core::{Bitboard, Game, GameWidth, Rules, with_width};
 use flipzero_engine::{Engine, SearchConfig, WeightsFile};
 use flipzero_mcts::Evaluator;
 use flipzero_nn::NetEvaluator;
@@ -152,34 +152,32 @@ pub fn agent_move(
 ) -> Result<AgentMove, ApiError> {
     let rules = preset_rules(&request.game.variant, request.game.size)?;
     let factory = agent_factory(&request.agent, &rules, models, device)?;
-    with_width!(rules.square_count(), W => {
-        let (game, mut canonical) = replayed::<W>(&rules, &request.game)?;
-        if game.is_over() {
-            return Err(ApiError::illegal("the game is over: no decision to choose"));
-        }
-        if matches!(factory.spec(), AgentSpec::Perfect)
-            && game.empty().count() > MOST_PERFECT_EMPTIES
-        {
-            return Err(too_much(&format!(
-                "play `perfect` with more than {MOST_PERFECT_EMPTIES} empty squares (it would take too long): choose another agent for the opening"
-            )));
-        }
-        let started = Instant::now();
-        let decision = factory
-            .build::<W>(request.seed)
-            .choose(&game)
-            .map_err(|reason| ApiError {
-                status: 500,
-                message: format!("agent `{}`: {reason}", request.agent),
-            })?;
-        let seconds = started.elapsed().as_secs_f64();
-        let name = flipzero_core::decision_name(&rules, game.geometry(), decision);
-        canonical.decisions.push(name.clone());
-        Ok(AgentMove {
-            decision: name,
-            seconds,
-            state: crate::games::state(&canonical)?,
-        })
+    let (game, mut canonical) = replayed(&rules, &request.game)?;
+    if game.is_over() {
+        return Err(ApiError::illegal("the game is over: no decision to choose"));
+    }
+    if matches!(factory.spec(), AgentSpec::Perfect) && game.empty_count() > MOST_PERFECT_EMPTIES {
+        return Err(too_much(&format!(
+            "play `perfect` with more than {MOST_PERFECT_EMPTIES} empty squares (it would take too long): choose another agent for the opening"
+        )));
+    }
+    let started = Instant::now();
+    let failed = |reason: String| ApiError {
+        status: 500,
+        message: format!("agent `{}`: {reason}", request.agent),
+    };
+    // The agents are generic over the board's width, for speed.
+    let decision = with_width!(rules.square_count(), W => {
+        let game = W::game_of(&game).ok_or_else(|| failed("a game of another width".into()))?;
+        factory.build::<W>(request.seed).choose(game).map_err(failed)?
+    });
+    let seconds = started.elapsed().as_secs_f64();
+    let name = game.decision_name(&rules, decision);
+    canonical.decisions.push(name.clone());
+    Ok(AgentMove {
+        decision: name,
+        seconds,
+        state: crate::games::state(&canonical)?,
     })
 }
 
@@ -247,30 +245,37 @@ pub fn analyze(
         Some(name) => Some(models.network(name, &rules, device)?),
         None => None,
     };
+    let (game, _) = replayed(&rules, &request.game)?;
+    if game.is_over() {
+        return Err(ApiError::illegal(
+            "the game is over: there is nothing to analyze",
+        ));
+    }
+    let started = Instant::now();
+    let legal = game.legal_decisions(&rules);
+    let mut decisions: Vec<DecisionAnalysis> = legal
+        .iter()
+        .map(|&decision| DecisionAnalysis {
+            name: game.decision_name(&rules, decision),
+            value: None,
+            exact: false,
+            prior: None,
+        })
+        .collect();
+    let mut network_value = None;
+    let mut network_margin = None;
+    // The engine and the network are generic over the board's width, for speed.
     with_width!(rules.square_count(), W => {
-        let (game, _) = replayed::<W>(&rules, &request.game)?;
-        if game.is_over() {
-            return Err(ApiError::illegal("the game is over: there is nothing to analyze"));
-        }
-        let started = Instant::now();
-        let legal = game.legal_decisions(&rules);
-        let mut decisions: Vec<DecisionAnalysis> = legal
-            .iter()
-            .map(|&decision| DecisionAnalysis {
-                name: flipzero_core::decision_name(&rules, game.geometry(), decision),
-                value: None,
-                exact: false,
-                prior: None,
-            })
-            .collect();
+        let game = W::game_of(&game).ok_or_else(|| ApiError {
+            status: 500,
+            message: "a game of another width".to_owned(),
+        })?;
         if request.depth > 0 {
-            engine_values(&rules, &game, request.depth, &mut decisions)?;
+            engine_values(&rules, game, request.depth, &mut decisions)?;
         }
-        let mut network_value = None;
-        let mut network_margin = None;
         if let Some(net) = &net {
             let mut evaluator = NetEvaluator::new(&rules, net, device);
-            let evaluation = Evaluator::<W>::evaluate(&mut evaluator, &rules, &[(&game, &legal)])
+            let evaluation = Evaluator::<W>::evaluate(&mut evaluator, &rules, &[(game, &legal)])
                 .pop()
                 .ok_or_else(|| ApiError::bad("the network gave no evaluation"))?;
             for (entry, prior) in decisions.iter_mut().zip(evaluation.priors) {
@@ -279,12 +284,12 @@ pub fn analyze(
             network_value = Some(evaluation.value);
             network_margin = Some(evaluation.score * rules.square_count() as f32);
         }
-        Ok(Analysis {
-            decisions,
-            network_value,
-            network_margin,
-            seconds: started.elapsed().as_secs_f64(),
-        })
+    });
+    Ok(Analysis {
+        decisions,
+        network_value,
+        network_margin,
+        seconds: started.elapsed().as_secs_f64(),
     })
 }
 

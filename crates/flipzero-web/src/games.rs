@@ -3,8 +3,7 @@
 //! of tabs can play at once and undo is the page dropping decisions.
 
 use flipzero_arena::competition::SavedGame;
-use flipzero_core::{Bitboard, Color, Decision, Game, Outcome, Phase, Preset, Rules};
-use flipzero_core::{decision_name, variant::notation, with_width};
+use flipzero_core::{AnyGame, Color, Decision, Outcome, Phase, Preset, Rules, Square};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -161,7 +160,7 @@ fn colour_name(color: Color) -> &'static str {
 }
 
 /// The seat that started as the colour `color` has now.
-fn seat_of<W: Bitboard>(game: &Game<W>, color: Color) -> Color {
+fn seat_of(game: &AnyGame, color: Color) -> Color {
     if game.seats_swapped() {
         color.opponent()
     } else {
@@ -169,16 +168,12 @@ fn seat_of<W: Bitboard>(game: &Game<W>, color: Color) -> Color {
     }
 }
 
-fn name_of<W: Bitboard>(rules: &Rules, game: &Game<W>, decision: Decision) -> String {
-    decision_name(rules, game.geometry(), decision)
+fn name_of(rules: &Rules, game: &AnyGame, decision: Decision) -> String {
+    game.decision_name(rules, decision)
 }
 
 /// The legal decision of `game` called `name`, or why there is none.
-fn find_decision<W: Bitboard>(
-    rules: &Rules,
-    game: &Game<W>,
-    name: &str,
-) -> Result<Decision, String> {
+fn find_decision(rules: &Rules, game: &AnyGame, name: &str) -> Result<Decision, String> {
     let name = name.trim();
     if game.is_over() {
         return Err("the game is over".to_owned());
@@ -192,7 +187,7 @@ fn find_decision<W: Bitboard>(
     }
     // Other spellings the notation reads (`PA`, a Reversi II disc without its colour); it
     // also says what is wrong with a name, or that it holds several decisions.
-    match notation::replay_decisions(rules, game, name) {
+    match game.replay_decisions(rules, name) {
         Ok((decisions, _)) if decisions.len() == 1 => Ok(decisions[0]),
         Ok((decisions, _)) if decisions.is_empty() => Err("an empty decision".to_owned()),
         Ok(_) => Err("one decision at a time, please".to_owned()),
@@ -206,17 +201,17 @@ pub const MOST_DECISIONS: usize = 10_000;
 
 /// The game of `request` under `rules`, replayed decision by decision, and the request as
 /// the rules write it (`F5` becomes `f5`), so that what the page shows and saves is canonical.
-pub(crate) fn replayed<W: Bitboard>(
+pub(crate) fn replayed(
     rules: &Rules,
     request: &GameRequest,
-) -> Result<(Game<W>, GameRequest), ApiError> {
+) -> Result<(AnyGame, GameRequest), ApiError> {
     if request.decisions.len() > MOST_DECISIONS {
         return Err(ApiError::bad(format!(
             "{} decisions: a game holds at most {MOST_DECISIONS}",
             request.decisions.len()
         )));
     }
-    let mut game = Game::<W>::from_text(rules, &request.opening)
+    let mut game = AnyGame::from_text(rules, &request.opening)
         .map_err(|error| ApiError::bad(format!("opening: {error}")))?;
     let opening = game.to_text(rules);
     let mut decisions = Vec::with_capacity(request.decisions.len());
@@ -244,7 +239,7 @@ pub(crate) fn replayed<W: Bitboard>(
     Ok((game, canonical))
 }
 
-fn prompt<W: Bitboard>(rules: &Rules, game: &Game<W>) -> String {
+fn prompt(rules: &Rules, game: &AnyGame) -> String {
     let side = match game.side_to_move() {
         Color::Black => "Black",
         Color::White => "White",
@@ -266,23 +261,19 @@ fn prompt<W: Bitboard>(rules: &Rules, game: &Game<W>) -> String {
         Phase::SwapSecond { .. } => format!("{side} picks the second neutral disc to swap"),
         Phase::SwapNeutralise { .. } => format!("{side} picks the disc that turns neutral"),
         Phase::Orient { pending } => {
-            let first = pending.indices().next().unwrap_or(0);
-            let square = game
-                .geometry()
-                .square_name(flipzero_core::Square(first as u8));
+            let square = game.square_name(pending.first().copied().unwrap_or(Square(0)));
             format!("{side} orients the flipped disc on {square}: + or x")
         }
         Phase::SecondPlacement { .. } => format!("{side} places the turn's second disc"),
     }
 }
 
-fn state_of<W: Bitboard>(rules: &Rules, request: &GameRequest, game: &Game<W>) -> StateView {
-    let geometry = game.geometry();
+fn state_of(rules: &Rules, request: &GameRequest, game: &AnyGame) -> StateView {
     let text = game.to_text(rules);
     // The board is the text's first field, after the shape where the board is not square.
     let board = text
         .split(' ')
-        .find(|field| field.len() == geometry.square_count() as usize)
+        .find(|field| field.len() == rules.square_count() as usize)
         .unwrap_or_default()
         .to_owned();
     let legal = game
@@ -302,18 +293,14 @@ fn state_of<W: Bitboard>(rules: &Rules, request: &GameRequest, game: &Game<W>) -
     });
     StateView {
         game: request.clone(),
-        rows: geometry.rows(),
-        cols: geometry.cols(),
+        rows: rules.rows(),
+        cols: rules.cols(),
         torus: rules.is_torus(),
         oriented: rules.spec().orientation.is_some(),
         position: text,
         squares: board,
-        square_names: (0..geometry.square_count())
-            .map(|index| {
-                geometry
-                    .square_name(flipzero_core::Square(index as u8))
-                    .to_string()
-            })
+        square_names: (0..rules.square_count())
+            .map(|index| game.square_name(Square(index as u8)))
             .collect(),
         side_to_move: colour_name(game.side_to_move()),
         seat: colour_name(seat_of(game, game.side_to_move())),
@@ -322,10 +309,7 @@ fn state_of<W: Bitboard>(rules: &Rules, request: &GameRequest, game: &Game<W>) -
         over: game.is_over(),
         winner,
         score: game.score(rules),
-        discs: [
-            game.discs(Color::Black).count(),
-            game.discs(Color::White).count(),
-        ],
+        discs: [game.disc_count(Color::Black), game.disc_count(Color::White)],
         komi: game.komi(),
     }
 }
@@ -336,10 +320,8 @@ fn state_of<W: Bitboard>(rules: &Rules, request: &GameRequest, game: &Game<W>) -
 /// An unknown preset or size, an opening that does not parse, a decision the rules refuse.
 pub fn state(request: &GameRequest) -> Result<StateView, ApiError> {
     let rules = preset_rules(&request.variant, request.size)?;
-    with_width!(rules.square_count(), W => {
-        let (game, request) = replayed::<W>(&rules, request)?;
-        Ok(state_of(&rules, &request, &game))
-    })
+    let (game, request) = replayed(&rules, request)?;
+    Ok(state_of(&rules, &request, &game))
 }
 
 /// A new game of a preset: its start, which for some presets depends on `seed` (random
@@ -363,17 +345,15 @@ pub struct StartRequest {
 /// An unknown preset or size.
 pub fn start(request: &StartRequest) -> Result<StateView, ApiError> {
     let rules = preset_rules(&request.variant, request.size)?;
-    with_width!(rules.square_count(), W => {
-        let game = Game::<W>::try_start(&rules, request.seed)
-            .map_err(|error| ApiError::bad(format!("the start: {error}")))?;
-        let request = GameRequest {
-            variant: request.variant.clone(),
-            size: request.size,
-            opening: game.to_text(&rules),
-            decisions: Vec::new(),
-        };
-        Ok(state_of(&rules, &request, &game))
-    })
+    let game = AnyGame::try_start(&rules, request.seed)
+        .map_err(|error| ApiError::bad(format!("the start: {error}")))?;
+    let request = GameRequest {
+        variant: request.variant.clone(),
+        size: request.size,
+        opening: game.to_text(&rules),
+        decisions: Vec::new(),
+    };
+    Ok(state_of(&rules, &request, &game))
 }
 
 /// A game to save, with who played it.
@@ -443,19 +423,17 @@ pub fn load(request: &LoadRequest) -> Result<LoadedGame, ApiError> {
     let saved: SavedGame = serde_json::from_str(request.line.trim())
         .map_err(|error| ApiError::bad(format!("not a line of a games file: {error}")))?;
     let rules = preset_rules(&saved.variant, saved.size)?;
-    let decisions = with_width!(rules.square_count(), W => {
-        let opening = Game::<W>::from_text(&rules, &saved.opening)
-            .map_err(|error| ApiError::bad(format!("opening: {error}")))?;
-        let (decisions, _) = notation::replay_decisions(&rules, &opening, &saved.decisions)
-            .map_err(|error| ApiError::illegal(format!("decisions: {error}")))?;
-        let mut game = opening;
-        let mut names = Vec::with_capacity(decisions.len());
-        for decision in decisions {
-            names.push(name_of(&rules, &game, decision));
-            game = game.play_unchecked(&rules, decision);
-        }
-        names
-    });
+    let opening = AnyGame::from_text(&rules, &saved.opening)
+        .map_err(|error| ApiError::bad(format!("opening: {error}")))?;
+    let (played, _) = opening
+        .replay_decisions(&rules, &saved.decisions)
+        .map_err(|error| ApiError::illegal(format!("decisions: {error}")))?;
+    let mut game = opening;
+    let mut decisions = Vec::with_capacity(played.len());
+    for decision in played {
+        decisions.push(name_of(&rules, &game, decision));
+        game = game.play_unchecked(&rules, decision);
+    }
     let state = state(&GameRequest {
         variant: saved.variant,
         size: saved.size,

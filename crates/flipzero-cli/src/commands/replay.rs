@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::Args;
 use flipzero_arena::competition::SavedGame;
-use flipzero_core::{Bitboard, Color, Game, Outcome, Rules, variant::notation};
+use flipzero_core::{AnyGame, Color, Outcome, Rules};
 
 /// Arguments of `flipzero replay`.
 #[derive(Debug, Args)]
@@ -55,13 +55,11 @@ pub(crate) fn run(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
         ),
     };
     let rules = Rules::load(&variant, size).with_context(|| format!("--variant {variant}"))?;
-    flipzero_core::with_width!(rules.square_count(), W => {
-        let start = match &position {
-            Some(text) => Game::<W>::from_text(&rules, text).context("--position")?,
-            None => Game::<W>::start(&rules),
-        };
-        report(&rules, &start, &moves, args.json)
-    })
+    let start = match &position {
+        Some(text) => AnyGame::from_text(&rules, text).context("--position")?,
+        None => AnyGame::start(&rules),
+    };
+    report(&rules, &start, &moves, args.json)
 }
 
 /// Line `line` (from 1) of a games file.
@@ -85,15 +83,10 @@ fn result_name(outcome: Option<Outcome>) -> &'static str {
     }
 }
 
-fn report<W: Bitboard>(
-    rules: &Rules,
-    start: &Game<W>,
-    moves: &str,
-    json: bool,
-) -> anyhow::Result<ExitCode> {
+fn report(rules: &Rules, start: &AnyGame, moves: &str, json: bool) -> anyhow::Result<ExitCode> {
     let mut out = std::io::stdout().lock();
-    match notation::replay(rules, start, moves) {
-        Ok(game) => {
+    match start.replay_decisions(rules, moves) {
+        Ok((_, game)) => {
             let outcome = game.outcome(rules);
             if json {
                 let record = serde_json::json!({
