@@ -8,7 +8,8 @@ use flipzero_engine::SearchConfig;
 
 use crate::agent::{AgentFactory, AgentSpec};
 use crate::elo::{EloError, PairResult, Rating, ratings};
-use crate::matches::{GameResult, MatchResult, play_paired};
+use crate::journal::{Journal, game_key};
+use crate::matches::{GameResult, MatchResult, play_paired_resuming};
 
 /// The engine at `depth` as a ladder rung, with its default settings (exact play from 12
 /// empties), as `engine:depth=N` names it.
@@ -54,6 +55,23 @@ pub struct LadderReport {
     pub rungs: Vec<(String, Rating)>,
     /// Every match played.
     pub matches: Vec<LadderMatch>,
+    /// Games taken from the journal of an interrupted ladder.
+    pub resumed: usize,
+    /// The first failure to write a finished game to the journal (the ladder's games are all
+    /// in this report; only a later resume would play that game again).
+    pub journal_failure: Option<String>,
+}
+
+/// Where a ladder keeps its finished games, so that an interrupted ladder resumes where it
+/// stopped: the journal, and one name per candidate that says which agent it is (such as
+/// its checkpoint's step), so that no candidate's game is taken for another's. The rungs are
+/// named by their depth, which fixes them.
+pub struct LadderJournal<'a> {
+    /// The journal (see [`Journal::open`]).
+    pub journal: &'a Journal,
+    /// The candidates' names in the journal's keys, in the order given (one missing: the
+    /// candidate's place, `candidate K`).
+    pub candidate_ids: &'a [String],
 }
 
 /// Rates `candidates` against the rungs (name and agent, weakest first: the engine by depth,
@@ -70,10 +88,11 @@ pub fn ladder<W: Bitboard>(
     openings: &[Game<W>],
     on_game: &(dyn Fn(&GameResult) + Sync),
 ) -> Result<LadderReport, EloError> {
-    ladder_anchored(rules, candidates, rungs, 0, openings, on_game)
+    ladder_anchored(rules, candidates, rungs, 0, openings, None, on_game)
 }
 
-/// [`ladder`] with rung `anchor` rated 0 (say depth 1 above a `random` rung).
+/// [`ladder`] with rung `anchor` rated 0 (say depth 1 above a `random` rung), and, with a
+/// `journal`, each game written to it as it finishes and the games it holds not played again.
 ///
 /// # Errors
 /// As [`ladder`]; an `anchor` past the rungs is an [`EloError`].
@@ -83,10 +102,17 @@ pub fn ladder_anchored<W: Bitboard>(
     rungs: &[(String, AgentFactory)],
     anchor: usize,
     openings: &[Game<W>],
+    journal: Option<&LadderJournal>,
     on_game: &(dyn Fn(&GameResult) + Sync),
 ) -> Result<LadderReport, EloError> {
-    let play = |first: &AgentFactory, second: &AgentFactory| {
-        play_paired(
+    let opening_texts: Vec<String> = openings.iter().map(|game| game.to_text(rules)).collect();
+    let resumed = std::sync::atomic::AtomicUsize::new(0);
+    let journal_failure = std::sync::Mutex::new(None::<String>);
+    // Agents and keys are named (first, second); game `g` of a match is played from opening
+    // g / 2, the first agent as Black on even games.
+    let play = |names: (&str, &str), first: &AgentFactory, second: &AgentFactory| {
+        let key = |game: usize| game_key(names, 0, game, &opening_texts[game / 2]);
+        play_paired_resuming(
             rules,
             openings,
             None,
@@ -96,8 +122,25 @@ pub fn ladder_anchored<W: Bitboard>(
                     second.build::<W>(1000 + game as u64),
                 )
             },
-            on_game,
+            |game| {
+                let found = journal?.journal.finished(&key(game))?;
+                resumed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                Some(found)
+            },
+            |game, result| {
+                on_game(result);
+                if let Some(Err(error)) = journal.map(|j| j.journal.record(&key(game), result)) {
+                    let mut failure = journal_failure.lock().unwrap_or_else(|p| p.into_inner());
+                    failure.get_or_insert(error.to_string());
+                }
+            },
         )
+    };
+    let candidate_id = |number: usize| match journal {
+        Some(journal) if number < journal.candidate_ids.len() => {
+            journal.candidate_ids[number].clone()
+        }
+        _ => candidate_name(number, candidates.len()),
     };
     let mut matches = Vec::new();
     let mut results = Vec::new();
@@ -119,15 +162,18 @@ pub fn ladder_anchored<W: Bitboard>(
     let first_rung = candidates.len();
     for (number, candidate) in candidates.iter().enumerate() {
         let name = candidate_name(number, candidates.len());
+        let id = candidate_id(number);
         for (index, (rung_name, rung)) in rungs.iter().enumerate() {
+            let result = play((&id, rung_name), candidate, rung);
             let names = (name.clone(), rung_name.clone());
-            record(number, first_rung + index, names, play(candidate, rung));
+            record(number, first_rung + index, names, result);
         }
     }
     for (index, pair) in rungs.windows(2).enumerate() {
+        let result = play((&pair[1].0, &pair[0].0), &pair[1].1, &pair[0].1);
         let names = (pair[1].0.clone(), pair[0].0.clone());
         let (higher, lower) = (first_rung + index + 1, first_rung + index);
-        record(higher, lower, names, play(&pair[1].1, &pair[0].1));
+        record(higher, lower, names, result);
     }
     let rated = ratings(first_rung + rungs.len(), &results, first_rung + anchor, 0.0)?;
     Ok(LadderReport {
@@ -138,5 +184,97 @@ pub fn ladder_anchored<W: Bitboard>(
             .map(|((name, _), rating)| (name.clone(), *rating))
             .collect(),
         matches,
+        resumed: resumed.into_inner(),
+        journal_failure: journal_failure
+            .into_inner()
+            .unwrap_or_else(|p| p.into_inner()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use flipzero_core::Preset;
+    use flipzero_engine::WeightsFile;
+
+    use super::*;
+    use crate::openings::{opening_lines_between, positions};
+
+    /// Each match's games as (points, decisions): what a resumed ladder must give back.
+    fn games_of(report: &LadderReport) -> Vec<Vec<(f64, Vec<flipzero_core::Decision>)>> {
+        report
+            .matches
+            .iter()
+            .map(|m| {
+                let games = m.result.games.iter();
+                games.map(|g| (g.points, g.decisions.clone())).collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_journaled_ladder_resumes_without_playing_its_games_again() {
+        let rules = Preset::Othello.rules(Some(4)).unwrap();
+        let weights = WeightsFile::embedded()
+            .weights_for(&rules, "embedded")
+            .unwrap();
+        let agent =
+            |spec: &AgentSpec| AgentFactory::with_network(spec, &rules, weights.clone(), None);
+        let candidates = [agent(&AgentSpec::Random)];
+        let rungs = [
+            (rung_name(1), agent(&rung(1))),
+            (rung_name(2), agent(&rung(2))),
+        ];
+        let openings = positions(&opening_lines_between::<u64>(&rules, 2, 2..=2, 7));
+        // Two rungs for one candidate, and the rungs' own match: 3 matches of 2 x openings.
+        let total = 3 * 2 * openings.len();
+        let played = AtomicUsize::new(0);
+        let count = |_: &GameResult| {
+            played.fetch_add(1, Ordering::Relaxed);
+        };
+        let plain = ladder(&rules, &candidates, &rungs, &openings, &count).unwrap();
+        assert_eq!(played.swap(0, Ordering::Relaxed), total);
+
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("ladder.jsonl");
+        let journaled_as = |id: &str, on_game: &(dyn Fn(&GameResult) + Sync)| {
+            let journal = Journal::open(&path, &rules).unwrap();
+            let ids = [id.to_owned()];
+            let kept = LadderJournal {
+                journal: &journal,
+                candidate_ids: &ids,
+            };
+            ladder_anchored(
+                &rules,
+                &candidates,
+                &rungs,
+                0,
+                &openings,
+                Some(&kept),
+                on_game,
+            )
+            .unwrap()
+        };
+        let journaled = |on_game: &(dyn Fn(&GameResult) + Sync)| journaled_as("random", on_game);
+        let first = journaled(&count);
+        assert_eq!(
+            (played.swap(0, Ordering::Relaxed), first.resumed),
+            (total, 0)
+        );
+        assert_eq!(games_of(&first), games_of(&plain));
+        // Opened again, the journal holds every game: nothing is played, the report is the same.
+        let again = journaled(&count);
+        assert_eq!((played.load(Ordering::Relaxed), again.resumed), (0, total));
+        assert_eq!(games_of(&again), games_of(&plain));
+        assert_eq!(again.candidates[0].elo, plain.candidates[0].elo);
+        assert!(again.journal_failure.is_none());
+        // Another candidate under the same rungs: only the rungs' own match is taken.
+        let other = journaled_as("another agent", &count);
+        let rung_games = 2 * openings.len();
+        assert_eq!(
+            (played.load(Ordering::Relaxed), other.resumed),
+            (total - rung_games, rung_games)
+        );
+    }
 }

@@ -14,7 +14,10 @@
 use std::path::{Path, PathBuf};
 
 use burn::tensor::Device;
-use flipzero_arena::ladder::{LadderReport, candidate_name, ladder_anchored, rung, rung_name};
+use flipzero_arena::journal::Journal;
+use flipzero_arena::ladder::{
+    LadderJournal, LadderReport, candidate_name, ladder_anchored, rung, rung_name,
+};
 use flipzero_arena::perfect::{ExactCache, PerfectPlayScore, exact_openings};
 use flipzero_arena::{
     AgentFactory, AgentSpec, EngineAgent, MatchResult, MctsSpec, balanced_opening_lines, play_game,
@@ -467,6 +470,11 @@ pub fn run_study(
             .map_err(|e| FileError::invalid(&saved, e.to_string()))?;
         std::fs::create_dir_all(&results_dir).map_err(|e| FileError::io(&results_dir, e))?;
         write_atomically(&saved, &json).map_err(|e| FileError::io(&saved, e))?;
+        // The result is safe: the ladder's journal has served its purpose.
+        let journal = ladder_journal_path(dir, &preset);
+        if journal.exists() {
+            std::fs::remove_file(&journal).map_err(|e| FileError::io(&journal, e))?;
+        }
         results.push(result);
         // The page grows as the study goes, so a long study shows what it has measured.
         write_report(config, &results, dir)?;
@@ -589,8 +597,25 @@ fn study_preset(
                  measure.balanced_margin or measure.exact_within"
             )));
         }
-        let report = ladder_anchored::<W>(&rules, &candidates, &rungs, anchor, &openings, &|_| {})
+        // Each finished game goes to the preset's journal, so that a study stopped in the
+        // ladder (its longest part) resumes it instead of playing it again.
+        let journal_path = ladder_journal_path(dir, preset);
+        std::fs::create_dir_all(dir.join("ladder")).map_err(|e| FileError::io(dir, e))?;
+        let journal =
+            Journal::open(&journal_path, &rules).map_err(|e| failed(e.to_string()))?;
+        let candidate_ids: Vec<String> = curve_steps
+            .iter()
+            .map(|(step, _)| format!("checkpoint {step}, {} simulations", config.measure.simulations))
+            .collect();
+        let kept = LadderJournal { journal: &journal, candidate_ids: &candidate_ids };
+        let report = ladder_anchored::<W>(&rules, &candidates, &rungs, anchor, &openings, Some(&kept), &|_| {})
             .map_err(|e| failed(e.to_string()))?;
+        if report.resumed > 0 {
+            log(&format!("{preset}: {} ladder games taken from {}", report.resumed, journal_path.display()));
+        }
+        if let Some(failure) = &report.journal_failure {
+            log(&format!("{preset}: the ladder journal could not be written ({failure}); a resume would play those games again"));
+        }
         // What each candidate kept of the exact values in its match against perfect play.
         let scores: Vec<Option<PerfectPlayScore>> = (0..candidates.len())
             .map(|index| {
@@ -633,6 +658,11 @@ fn study_preset(
         ladder,
         curve,
     })
+}
+
+/// The journal of a preset's ladder games (see [`LadderJournal`]).
+fn ladder_journal_path(dir: &Path, preset: &str) -> std::path::PathBuf {
+    dir.join("ladder").join(format!("{preset}.jsonl"))
 }
 
 /// The name of perfect play's rung.

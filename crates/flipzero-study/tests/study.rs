@@ -117,6 +117,9 @@ fn a_tiny_study_measures_every_preset_and_writes_its_report() {
         let size = std::fs::metadata(out.join(file)).unwrap().len();
         assert!(size > 0, "{file} is empty");
     }
+    // The ladders' journals are gone once their results are written.
+    assert!(out.join("ladder").is_dir());
+    assert_eq!(std::fs::read_dir(out.join("ladder")).unwrap().count(), 0);
     let page = std::fs::read_to_string(out.join("study.md")).unwrap();
     assert!(page.contains("| othello | 4x4 |"), "{page}");
     assert!(page.contains("| anti | 4x4 |"), "{page}");
