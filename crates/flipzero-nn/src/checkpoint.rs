@@ -72,15 +72,17 @@ pub fn save(
 }
 
 /// Refuses metadata that declares a network larger than its weights could fill, before that
-/// network is built (128 blocks of 1,024 channels would take some 10 GB): the tower's
-/// convolutions alone have 2 x blocks x channels^2 x 9 four-byte weights.
+/// network is built (128 blocks of 1,024 channels would take some 10 GB, a value head of 256
+/// channels into 4,096 hidden units some 150 MB on 6x6): every number of the network takes
+/// four bytes of the record.
 fn check_weights_size(net: &NetConfig, weight_bytes: usize) -> Result<(), String> {
-    let tower = 2 * net.blocks as u64 * (net.channels as u64).pow(2) * 9;
-    if tower * 4 > weight_bytes as u64 {
+    let declared = net.weight_count();
+    if declared * 4 > weight_bytes as u64 {
         return Err(format!(
-            "the metadata declares {} blocks of {} channels ({tower} tower weights), more than \
-             the {weight_bytes} bytes of weights hold",
-            net.blocks, net.channels
+            "the metadata declares a network of {declared} weights ({} blocks of {} channels, \
+             heads of {} policy and {} value channels, {} hidden value units), more than the \
+             {weight_bytes} bytes of weights hold",
+            net.blocks, net.channels, net.policy_channels, net.value_channels, net.value_hidden
         ));
     }
     Ok(())

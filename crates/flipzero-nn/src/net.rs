@@ -229,6 +229,34 @@ pub struct NetOutput {
 }
 
 impl NetConfig {
+    /// How many numbers the network's record holds: the convolutions' kernels, the batch
+    /// normalisations' scales, shifts and running means and variances, the linear layers'
+    /// weights and biases (Burn's `num_params`). Computed from the sizes alone, so that a loader can compare it with the
+    /// bytes a file holds before it builds anything.
+    pub fn weight_count(&self) -> u64 {
+        let [input_planes, channels, squares, decisions, blocks, hidden] = [
+            self.input_planes,
+            self.channels,
+            self.rows * self.cols,
+            self.decisions,
+            self.blocks,
+            self.value_hidden,
+        ]
+        .map(|size| size as u64);
+        let [policy_channels, value_channels] =
+            [self.policy_channels, self.value_channels].map(|size| size as u64);
+        let conv_norm = |input: u64, output: u64, kernel: u64| input * output * kernel + 4 * output;
+        let linear = |input: u64, output: u64| input * output + output;
+        conv_norm(input_planes, channels, 9)
+            + 2 * blocks * conv_norm(channels, channels, 9)
+            + conv_norm(channels, policy_channels, 1)
+            + linear(policy_channels * squares, decisions)
+            + conv_norm(channels, value_channels, 1)
+            + linear(value_channels * squares, hidden)
+            + linear(hidden, 3)
+            + linear(hidden, 1)
+    }
+
     /// A network with fresh weights on `device`.
     pub fn init(&self, device: &Device) -> PolicyValueNet {
         let squares = self.rows * self.cols;
@@ -332,8 +360,33 @@ mod tests {
         close(ours.score, burns.score);
     }
 
-    /// Our channels-last kernels against Burn's channels-first modules on flex, in inference,
-    /// at batches 3 and 9.
+    #[test]
+    fn the_weight_count_is_burns_parameter_count() {
+        let device = Device::default();
+        let plane = net(&device);
+        let config = NetConfig {
+            input_planes: 5,
+            rows: 6,
+            cols: 5,
+            decisions: 31,
+            blocks: 2,
+            channels: 16,
+            value_hidden: 8,
+            policy_channels: 2,
+            value_channels: 1,
+            torus: false,
+        };
+        assert_eq!(config.weight_count(), plane.num_params() as u64);
+        let wide = NetConfig {
+            policy_channels: 3,
+            value_channels: 4,
+            value_hidden: 32,
+            blocks: 3,
+            ..config
+        };
+        assert_eq!(wide.weight_count(), wide.init(&device).num_params() as u64);
+    }
+
     #[test]
     fn configs_saved_before_the_head_widths_load_with_alphazero_heads() {
         let old = r#"{"input_planes":25,"rows":6,"cols":6,"decisions":37,"blocks":4,"channels":48,"value_hidden":64}"#;
@@ -388,6 +441,8 @@ mod tests {
         }
     }
 
+    /// Our channels-last kernels against Burn's channels-first modules on flex, in inference,
+    /// at batches 3 and 9.
     #[test]
     fn both_layouts_give_the_same_outputs() {
         let device = Device::flex();

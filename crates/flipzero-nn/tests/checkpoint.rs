@@ -113,9 +113,9 @@ fn a_checkpoint_round_trip_gives_identical_outputs_and_damage_is_named() {
         outputs(&load(&old, &device).unwrap().net, &device),
         outputs(&net, &device)
     );
-    // Metadata that describes another network than the weights.
+    // Metadata that describes another (smaller) network than the weights.
     let mut other = meta.clone();
-    other.net.channels = 16;
+    other.net.channels = 4;
     let other_path = directory.join("other.ckpt");
     save(&other_path, &other, &other.net.init(&device), None).unwrap();
     let other_bytes = std::fs::read(&other_path).unwrap();
@@ -128,37 +128,43 @@ fn a_checkpoint_round_trip_gives_identical_outputs_and_damage_is_named() {
     assert!(error.contains("weights do not fit the network"), "{error}");
     assert!(load(&directory.join("missing.ckpt"), &device).is_err());
     // Metadata is checked before a network is built from it.
+    // The file with its metadata replaced by `meta`, the weights kept.
+    let with_meta = |meta: &CheckpointMeta| {
+        let json = serde_json::to_vec(meta).unwrap();
+        let mut file = bytes[..12].to_vec();
+        file.extend_from_slice(&(json.len() as u32).to_le_bytes());
+        file.extend_from_slice(&json);
+        file.extend_from_slice(&bytes[16 + meta_len..]);
+        file
+    };
     let mut huge = meta.clone();
     huge.net.channels = 1_000_000;
-    let mut huge_file = bytes[..12].to_vec();
-    let json = serde_json::to_vec(&huge).unwrap();
-    huge_file.extend_from_slice(&(json.len() as u32).to_le_bytes());
-    huge_file.extend_from_slice(&json);
-    huge_file.extend_from_slice(&bytes[16 + meta_len..]);
-    assert!(refused(&huge_file).contains("network channels = 1000000"));
+    assert!(refused(&with_meta(&huge)).contains("network channels = 1000000"));
     // In range, but far larger than the weights that follow: refused before it is built
     // (128 blocks of 1,024 channels would be some 10 GB).
     let mut large = meta.clone();
     (large.net.blocks, large.net.channels) = (128, 1024);
-    let mut large_file = bytes[..12].to_vec();
-    let json = serde_json::to_vec(&large).unwrap();
-    large_file.extend_from_slice(&(json.len() as u32).to_le_bytes());
-    large_file.extend_from_slice(&json);
-    large_file.extend_from_slice(&bytes[16 + meta_len..]);
-    let error = refused(&large_file);
+    let error = refused(&with_meta(&large));
     assert!(
-        error.contains("declares 128 blocks of 1024 channels")
+        error.contains("(128 blocks of 1024 channels") && error.contains("bytes of weights"),
+        "{error}"
+    );
+    // The heads count too: a value head of 256 channels into 4,096 hidden units over the
+    // test's small tower would be some 150 MB.
+    let mut wide_heads = meta.clone();
+    (wide_heads.net.value_channels, wide_heads.net.value_hidden) = (256, 4096);
+    let error = refused(&with_meta(&wide_heads));
+    assert!(
+        error.contains("256 value channels, 4096 hidden value units")
             && error.contains("bytes of weights"),
         "{error}"
     );
     let mut wrong_rules = meta.clone();
     wrong_rules.net.decisions = 65;
-    let json = serde_json::to_vec(&wrong_rules).unwrap();
-    let mut wrong_file = bytes[..12].to_vec();
-    wrong_file.extend_from_slice(&(json.len() as u32).to_le_bytes());
-    wrong_file.extend_from_slice(&json);
-    wrong_file.extend_from_slice(&bytes[16 + meta_len..]);
-    assert!(refused(&wrong_file).contains("65 policy outputs; the rules have 37 decisions"));
+    assert!(
+        refused(&with_meta(&wrong_rules))
+            .contains("65 policy outputs; the rules have 37 decisions")
+    );
     std::fs::remove_dir_all(&directory).unwrap();
 }
 
