@@ -7,7 +7,7 @@
 use std::io::{BufRead, Read, Write};
 use std::time::{Duration, Instant};
 
-use flipzero_core::{Bitboard, Color, Game, Outcome, Preset, Rules, variant::notation, with_width};
+use flipzero_core::{Bitboard, Color, Game, Outcome, Rules, variant::notation, with_width};
 use flipzero_engine::{Engine, SearchConfig, WeightsFile};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -120,7 +120,9 @@ fn parse_color(text: &str) -> Option<Color> {
 /// starting with `variant` on a board of side `size`.
 ///
 /// # Errors
-/// Only when the output cannot be written (the GUI went away).
+/// When `variant` has no board of side `size` or `source` cannot serve it (an
+/// `InvalidInput` error, before anything is written: a GUI expects no unprompted line), or
+/// when the output cannot be written (the GUI went away).
 pub fn serve(
     protocol: Protocol,
     variant: &str,
@@ -131,13 +133,14 @@ pub fn serve(
 ) -> std::io::Result<()> {
     let mut pending_game: Option<String> = None;
     loop {
-        let (variant, rules) = match Rules::load(variant, Some(size)) {
-            Ok(rules) => (variant, rules),
-            Err(_) => (
-                "othello",
-                Preset::Othello.rules(Some(8)).expect("8x8 Othello"),
-            ),
-        };
+        // Only the first side can fail: a resize is answered only after the side was found
+        // servable.
+        let rules = Rules::load(variant, Some(size)).map_err(|error| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("{variant} on a board of side {size}: {error}"),
+            )
+        })?;
         let next = with_width!(rules.square_count(), W => {
             serve_with::<W>(protocol, variant, &rules, source, pending_game.take(), input, output)?
         });
@@ -160,20 +163,16 @@ fn serve_with<W: Bitboard>(
     input: &mut dyn BufRead,
     output: &mut dyn Write,
 ) -> std::io::Result<Next> {
-    let factory = match source.agent_for(rules, None) {
-        Ok(factory) => factory,
-        Err(reason) => {
-            writeln!(output, "{}", error_line(protocol, None, &reason))?;
-            output.flush()?;
-            // Fall back to the classical engine rather than leaving the GUI without moves.
-            AgentFactory::new(
-                &AgentSpec::Engine(SearchConfig::default()),
-                rules,
-                &burn::tensor::Device::flex(),
-            )
-            .map_err(|e| std::io::Error::other(e.to_string()))?
-        }
-    };
+    let factory = source.agent_for(rules, None).map_err(|reason| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "the agent cannot play {variant} on {}x{}: {reason}",
+                rules.rows(),
+                rules.cols()
+            ),
+        )
+    })?;
     let start = Game::<W>::start(rules);
     let mut session = Session {
         variant: variant.to_owned(),

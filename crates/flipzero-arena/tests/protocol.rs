@@ -121,7 +121,7 @@ fn gtp_boardsize_refuses_a_side_the_variant_cannot_have_in_its_own_answer() {
 }
 
 #[test]
-fn gtp_boardsize_refuses_a_side_the_agent_cannot_serve_and_keeps_its_game() {
+fn a_side_the_agent_cannot_serve_is_refused_at_the_start_and_by_boardsize_which_keeps_its_game() {
     // A network trained for 6x6: the variant has 8x8 boards, the agent does not.
     let rules = Preset::Othello.rules(Some(6)).unwrap();
     let net = flipzero_nn::NetConfig {
@@ -149,12 +149,47 @@ fn gtp_boardsize_refuses_a_side_the_agent_cannot_serve_and_keeps_its_game() {
     let spec: AgentSpec = format!("mcts:checkpoint={},simulations=4", path.display())
         .parse()
         .unwrap();
+    let source = SpecSource::new(spec, device);
+    // Started on a side it cannot serve, the session is refused before a line is written
+    // (a GTP controller would read an unprompted line as the answer to its first command).
+    let mut output = Vec::new();
+    let error = serve(
+        Protocol::Gtp,
+        "othello",
+        8,
+        &source,
+        &mut Cursor::new(b"genmove b\n".to_vec()),
+        &mut output,
+    )
+    .unwrap_err();
+    assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput);
+    assert!(
+        error.to_string().contains("cannot play othello on 8x8")
+            && error.to_string().contains("trained on 6x6"),
+        "{error}"
+    );
+    assert!(output.is_empty(), "{:?}", String::from_utf8_lossy(&output));
+    let error = serve(
+        Protocol::Nboard,
+        "othello",
+        7,
+        &source,
+        &mut Cursor::new(Vec::new()),
+        &mut output,
+    )
+    .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with("othello on a board of side 7: "),
+        "{error}"
+    );
     let mut output = Vec::new();
     serve(
         Protocol::Gtp,
         "othello",
         6,
-        &SpecSource::new(spec, device),
+        &source,
         &mut Cursor::new(b"play b b3\nboardsize 8\ngenmove w\nshowboard\n".to_vec()),
         &mut output,
     )

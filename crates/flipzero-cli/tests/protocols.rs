@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{assert_success, flipzero};
+use common::{assert_success, failing_output, flipzero};
 
 /// Runs `flipzero engine` on a transcript and returns what it answered.
 fn engine_session(args: &[&str], transcript: &str) -> String {
@@ -104,4 +104,21 @@ fn nboard_sessions_follow_the_gui_and_report_errors_as_status_lines() {
         lines[9]
     );
     assert_eq!(lines[10], "pong 2", "still running");
+}
+
+#[test]
+fn an_agent_that_cannot_serve_the_starting_board_is_refused_before_the_protocol_starts() {
+    // The fuzzing seed checkpoint: a 6x6 network.
+    let checkpoint = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fuzz/seeds/checkpoint_file/tiny.ckpt"
+    );
+    let output = failing_output(&["engine", "--protocol", "gtp", "--agent", checkpoint]);
+    assert!(output.stdout.is_empty(), "the GUI reads nothing unprompted");
+    let error = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        error.contains("--agent cannot play othello on 8x8")
+            && error.contains("trained on 6x6, asked for 8x8"),
+        "{error}"
+    );
 }
