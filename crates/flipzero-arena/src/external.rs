@@ -142,6 +142,31 @@ pub struct GtpAgent<W: Bitboard> {
     /// Set once the engine refused `play <colour> pass`: it passes by itself when a side
     /// has no move (GRhino does), so passes are not sent to it.
     passes_by_itself: bool,
+    /// Whether the engine offers GRhino's `grhino-setup_board` (asked once, from
+    /// `list_commands`): a position no line of moves reaches is then set up directly.
+    sets_up_boards: Option<bool>,
+}
+
+/// GRhino's board setup: `grhino-setup_board <squares> <b|w>`, the squares from a1 row by
+/// row, `X` Black, `O` White, `.` empty.
+const SETUP_BOARD: &str = "grhino-setup_board";
+
+/// The `SETUP_BOARD` command that sets up `game`.
+fn setup_board_command<W: Bitboard>(rules: &Rules, game: &Game<W>) -> String {
+    let (black, white) = (game.discs(Color::Black), game.discs(Color::White));
+    let squares: String = (0..rules.square_count() as u32)
+        .map(|index| {
+            if black.contains(index) {
+                'X'
+            } else if white.contains(index) {
+                'O'
+            } else {
+                '.'
+            }
+        })
+        .collect();
+    let mover = GtpAgent::<W>::color_name(game.side_to_move());
+    format!("{SETUP_BOARD} {squares} {mover}")
 }
 
 /// The decisions that lead from `from` to `to` under `rules`, if a line within `PATH_NODES`
@@ -237,6 +262,7 @@ impl<W: Bitboard> GtpAgent<W> {
             move_time: None,
             move_patience: MOVE_PATIENCE,
             passes_by_itself: false,
+            sets_up_boards: None,
         })
     }
 
@@ -313,17 +339,39 @@ impl<W: Bitboard> GtpAgent<W> {
         Ok(())
     }
 
-    /// Tells the engine a line of moves from `from` (which it knows) to `to`.
+    /// Tells the engine a line of moves from `from` (which it knows) to `to`, or, where no
+    /// line is found and the engine can set up a board, sets `to` up.
     fn tell_path(&mut self, from: Game<W>, to: &Game<W>) -> Result<Game<W>, String> {
-        let path = path_between(&self.rules, &from, to).ok_or(
-            "no line of moves found from the engine's position to this one (GTP engines are \
-             told positions as moves: give shorter openings, or use an NBoard engine)",
-        )?;
+        let Some(path) = path_between(&self.rules, &from, to) else {
+            if self.sets_up_boards()? {
+                self.ask(&setup_board_command(&self.rules, to))?;
+                return Ok(to.clone());
+            }
+            return Err(
+                "no line of moves found from the engine's position to this one (GTP engines \
+                 are told positions as moves unless they offer grhino-setup_board: give \
+                 shorter openings, or use an NBoard engine)"
+                    .to_owned(),
+            );
+        };
         let mut position = from;
         for decision in path {
             position = self.tell(position, decision)?;
         }
         Ok(position)
+    }
+
+    /// Whether the engine lists [`SETUP_BOARD`] among its commands (asked once).
+    fn sets_up_boards(&mut self) -> Result<bool, String> {
+        if let Some(known) = self.sets_up_boards {
+            return Ok(known);
+        }
+        let commands = self.ask("list_commands")?;
+        let offered = commands
+            .lines()
+            .any(|command| command.trim() == SETUP_BOARD);
+        self.sets_up_boards = Some(offered);
+        Ok(offered)
     }
 
     /// Tells the engine one move played in `position`, and returns the position after it.
@@ -610,6 +658,55 @@ mod tests {
             .collect();
         assert_eq!(plays, names);
         assert!(heard.starts_with("boardsize 8\nclear_board\n"), "{heard}");
+    }
+
+    #[test]
+    fn a_position_no_line_reaches_is_set_up_where_the_engine_offers_grhinos_setup() {
+        // Engines that log what they hear; one lists grhino-setup_board, one does not.
+        let folder = tempfile::tempdir().unwrap();
+        let engine = |name: &str, commands: &str| {
+            let log = folder.path().join(format!("{name}.txt"));
+            let script = folder.path().join(format!("{name}.sh"));
+            std::fs::write(
+                &script,
+                format!(
+                    "while read -r line; do\n  echo \"$line\" >> {}\n  case \"$line\" in\n    \
+                     list_commands) printf '= {commands}\\n\\n' ;;\n    *) printf '=\\n\\n' ;;\n  \
+                     esac\ndone\n",
+                    log.display()
+                ),
+            )
+            .unwrap();
+            (format!("sh {}", script.display()), log)
+        };
+        let rules = Preset::Othello.rules(Some(8)).unwrap();
+        let start = Game::<u64>::start(&rules);
+        // The start and one more black disc, in a corner, White to move.
+        let lonely = format!("X{}OX------XO{} O", "-".repeat(26), "-".repeat(27));
+        let lonely = Game::<u64>::from_text(&rules, &lonely).unwrap();
+        let (command, log) = engine("setup", "play\\ngrhino-setup_board");
+        let mut agent = GtpAgent::<u64>::start(&rules, &command).unwrap();
+        agent.start_from(&lonely, &[]);
+        agent.synchronise(&lonely).unwrap();
+        drop(agent);
+        let heard = std::fs::read_to_string(&log).unwrap();
+        let squares = format!("X{}OX......XO{}", ".".repeat(26), ".".repeat(27));
+        assert_eq!(
+            heard,
+            format!(
+                "boardsize 8\nclear_board\nlist_commands\ngrhino-setup_board {squares} w\nquit\n"
+            )
+        );
+        let (command, _) = engine("plain", "play");
+        let mut agent = GtpAgent::<u64>::start(&rules, &command).unwrap();
+        agent.start_from(&lonely, &[]);
+        let error = agent.synchronise(&lonely).unwrap_err();
+        assert!(error.contains("no line of moves found"), "{error}");
+        // The mover is the last word: Black at the start.
+        assert_eq!(
+            setup_board_command(&rules, &start).split(' ').nth(2),
+            Some("b")
+        );
     }
 
     #[test]

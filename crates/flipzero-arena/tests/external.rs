@@ -234,3 +234,30 @@ fn full_games_against_grhino_end_on_the_board() {
         assert!(end.is_over(), "{}", game.decisions);
     }
 }
+
+#[test]
+fn grhino_is_set_up_on_a_position_no_line_of_moves_reaches() {
+    use flipzero_arena::agent::Agent;
+    use flipzero_arena::external::GtpAgent;
+    use flipzero_core::Game;
+    let Some(program) = grhino() else { return };
+    let rules = Preset::Othello.rules(None).unwrap();
+    // The start and one more black disc, in a corner, White to move: after the setup every
+    // one of GRhino's answers is legal there and after the replies to it.
+    let lonely = format!("X{}OX------XO{} O", "-".repeat(26), "-".repeat(27));
+    let mut position = Game::<u64>::from_text(&rules, &lonely).unwrap();
+    let mut engine = GtpAgent::<u64>::start(&rules, &format!("{program} -l 1")).unwrap();
+    engine.start_from(&position, &[]);
+    for _ in 0..6 {
+        let answer = engine.choose(&position).unwrap();
+        assert!(
+            position.legal_decisions(&rules).contains(&answer),
+            "{answer:?} in {}",
+            position.to_text(&rules)
+        );
+        position = position.play(&rules, answer).unwrap();
+        // Black replies with its first legal move, told to GRhino at its next turn.
+        let reply = position.legal_decisions(&rules)[0];
+        position = position.play(&rules, reply).unwrap();
+    }
+}
