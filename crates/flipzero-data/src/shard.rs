@@ -68,6 +68,8 @@ pub fn write_shard(path: &Path, header: &ShardHeader, samples: &[Sample]) -> Res
 
 /// The largest shard read: an iteration of 8x8 self-play writes a few megabytes.
 const MAX_SHARD_BYTES: usize = 256 << 20;
+// The largest decoding limit below is eight times the largest shard.
+const _: () = assert!(MAX_SHARD_BYTES * 8 <= 1 << 31);
 
 /// A shard body decoded, with the bytes it took. bincode checks every string length the body
 /// claims against a fixed limit before allocating for it (and serde preallocates sequences
@@ -86,6 +88,8 @@ fn decode_body(
         bound if bound <= 1 << 20 => with_limit::<{ 1 << 20 }>(body),
         bound if bound <= 1 << 24 => with_limit::<{ 1 << 24 }>(body),
         bound if bound <= 1 << 28 => with_limit::<{ 1 << 28 }>(body),
+        bound if bound <= 1 << 29 => with_limit::<{ 1 << 29 }>(body),
+        bound if bound <= 1 << 30 => with_limit::<{ 1 << 30 }>(body),
         _ => with_limit::<{ 1 << 31 }>(body),
     }
 }
