@@ -154,7 +154,7 @@ const SETUP_BOARD: &str = "grhino-setup_board";
 /// The `SETUP_BOARD` command that sets up `game`.
 fn setup_board_command<W: Bitboard>(rules: &Rules, game: &Game<W>) -> String {
     let (black, white) = (game.discs(Color::Black), game.discs(Color::White));
-    let squares: String = (0..rules.square_count() as u32)
+    let squares: String = (0..rules.square_count())
         .map(|index| {
             if black.contains(index) {
                 'X'
