@@ -339,6 +339,11 @@ mod tests {
 
     /// [`net`] on a plane or a torus.
     fn net_on(device: &Device, torus: bool) -> PolicyValueNet {
+        config_on(torus).init(device)
+    }
+
+    /// The configuration of [`net_on`].
+    fn config_on(torus: bool) -> NetConfig {
         NetConfig {
             input_planes: 5,
             rows: 6,
@@ -351,7 +356,6 @@ mod tests {
             value_channels: 1,
             torus,
         }
-        .init(device)
     }
 
     fn assert_same_outputs(ours: NetOutput, burns: NetOutput) {
@@ -363,20 +367,8 @@ mod tests {
     #[test]
     fn the_weight_count_is_burns_parameter_count() {
         let device = Device::default();
-        let plane = net(&device);
-        let config = NetConfig {
-            input_planes: 5,
-            rows: 6,
-            cols: 5,
-            decisions: 31,
-            blocks: 2,
-            channels: 16,
-            value_hidden: 8,
-            policy_channels: 2,
-            value_channels: 1,
-            torus: false,
-        };
-        assert_eq!(config.weight_count(), plane.num_params() as u64);
+        let config = config_on(false);
+        assert_eq!(config.weight_count(), net(&device).num_params() as u64);
         let wide = NetConfig {
             policy_channels: 3,
             value_channels: 4,
