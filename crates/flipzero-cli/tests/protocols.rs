@@ -117,7 +117,7 @@ fn an_agent_that_cannot_serve_the_starting_board_is_refused_before_the_protocol_
     assert!(output.stdout.is_empty(), "the GUI reads nothing unprompted");
     let error = String::from_utf8(output.stderr).unwrap();
     assert!(
-        error.contains("--agent cannot play othello on 8x8")
+        error.contains("the agent cannot play othello on 8x8")
             && error.contains("trained on 6x6, asked for 8x8"),
         "{error}"
     );

@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::Context;
 use burn::tensor::Device;
 use clap::{Args, ValueEnum};
-use flipzero_arena::protocol::{AgentSource, GUI_DEPTH_TIME_LIMIT, Protocol, SpecSource, serve};
+use flipzero_arena::protocol::{GUI_DEPTH_TIME_LIMIT, Protocol, SpecSource, serve};
 use flipzero_arena::{AgentSpec, MctsSpec};
 
 /// The protocols.
@@ -57,7 +57,7 @@ pub(crate) fn run(args: &EngineArgs) -> anyhow::Result<()> {
     } else {
         args.agent.parse().with_context(|| "--agent")?
     };
-    let rules = flipzero_core::Rules::load(&args.variant, Some(args.size))
+    flipzero_core::Rules::load(&args.variant, Some(args.size))
         .with_context(|| format!("--variant {} --size {}", args.variant, args.size))?;
     let protocol = match args.protocol {
         ProtocolArg::Gtp => Protocol::Gtp,
@@ -67,17 +67,10 @@ pub(crate) fn run(args: &EngineArgs) -> anyhow::Result<()> {
         depth_time_limit: Duration::from_secs_f64(args.depth_seconds),
         ..SpecSource::new(spec, Device::default())
     };
-    // Refused here, on stderr, rather than as a line the GUI did not ask for.
-    source.agent_for(&rules, None).map_err(|reason| {
-        anyhow::anyhow!(
-            "--agent cannot play {} on {}x{}: {reason}",
-            args.variant,
-            args.size,
-            args.size
-        )
-    })?;
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
+    // A starting board the agent cannot serve is refused by `serve` before it writes
+    // anything: on stderr, not as a line the GUI did not ask for.
     serve(
         protocol,
         &args.variant,
