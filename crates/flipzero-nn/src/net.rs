@@ -231,23 +231,32 @@ pub struct NetOutput {
 impl NetConfig {
     /// How many numbers the network's record holds: the convolutions' kernels, the batch
     /// normalisations' scales, shifts and running means and variances, the linear layers'
-    /// weights and biases (Burn's `num_params`). Computed from the sizes alone, so that a loader can compare it with the
-    /// bytes a file holds before it builds anything.
+    /// weights and biases (Burn's `num_params`). Computed from the sizes alone, so that a
+    /// loader can compare it with the bytes a file holds before it builds anything.
     pub fn weight_count(&self) -> u64 {
-        let [input_planes, channels, squares, decisions, blocks, hidden] = [
+        let [
+            planes,
+            channels,
+            squares,
+            decisions,
+            blocks,
+            hidden,
+            policy_channels,
+            value_channels,
+        ] = [
             self.input_planes,
             self.channels,
             self.rows * self.cols,
             self.decisions,
             self.blocks,
             self.value_hidden,
+            self.policy_channels,
+            self.value_channels,
         ]
         .map(|size| size as u64);
-        let [policy_channels, value_channels] =
-            [self.policy_channels, self.value_channels].map(|size| size as u64);
         let conv_norm = |input: u64, output: u64, kernel: u64| input * output * kernel + 4 * output;
         let linear = |input: u64, output: u64| input * output + output;
-        conv_norm(input_planes, channels, 9)
+        conv_norm(planes, channels, 9)
             + 2 * blocks * conv_norm(channels, channels, 9)
             + conv_norm(channels, policy_channels, 1)
             + linear(policy_channels * squares, decisions)
