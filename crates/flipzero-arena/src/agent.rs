@@ -138,11 +138,13 @@ impl<W: Bitboard> Agent<W> for EngineAgent<W> {
     }
 }
 
-/// Perfect play: the exact solver from the first decision, one best decision each time.
-/// Positions the bitboard solver cannot take (the placement plies of classic reversi, a
+/// Perfect play: the exact solver from the first decision, one best decision each time, on
+/// positions within its reach ([`crate::perfect::exact_reach`]; past it a decision is refused
+/// with the reason). Positions the bitboard solver cannot take (the placement plies of classic reversi, a
 /// supply that could run out) are searched by the engine to the end of the game, which is
 /// exact too, only slower.
 pub struct PerfectAgent<W: Bitboard> {
+    rules: Rules,
     exact: ExactSolver,
     search_to_the_end: Engine<W>,
 }
@@ -158,6 +160,7 @@ impl<W: Bitboard> PerfectAgent<W> {
             ..SearchConfig::default()
         };
         Some(Self {
+            rules: rules.clone(),
             exact,
             search_to_the_end: Engine::new(rules, weights, config),
         })
@@ -166,6 +169,7 @@ impl<W: Bitboard> PerfectAgent<W> {
 
 impl<W: Bitboard> Agent<W> for PerfectAgent<W> {
     fn choose(&mut self, game: &Game<W>) -> Result<Decision, String> {
+        crate::perfect::check_within_reach(&self.rules, [game]).map_err(|e| e.to_string())?;
         match self.exact.solve(game, Proof::OneBest) {
             Some(value) => Ok(value.best[0]),
             None => {

@@ -16,7 +16,7 @@ use crate::elo::{PairResult, Rating, Sprt, SprtDecision, ratings};
 use crate::journal::{Journal, game_key};
 use crate::matches::{Ending, GameResult, Thinking, play_game, play_paired_resuming};
 use crate::openings::{Opening, balanced_opening_lines, positions, random_opening_lines};
-use crate::perfect::{ExactCache, PerfectPlayScore, exact_openings};
+use crate::perfect::{ExactCache, PerfectPlayScore, check_within_reach, exact_openings};
 use crate::tournament::{BqGame, Pairing, SwissPlayer, brightwell_quotient, swiss_round};
 
 /// The longest game clock a config may set (a duration holds far more; this keeps the
@@ -246,6 +246,16 @@ impl ArenaConfig {
                 "seconds_per_game = {seconds}: use a time above 0 and at most {MAX_SECONDS_PER_GAME}"
             )));
         }
+        if !config.anchor_elo.is_finite() {
+            return Err(invalid(format!(
+                "anchor_elo = {}: use a finite rating",
+                config.anchor_elo
+            )));
+        }
+        if let Some(sprt) = &config.sprt {
+            sprt.check()
+                .map_err(|reason| invalid(format!("sprt: {reason}")))?;
+        }
         if config.openings.count == 0 && config.openings.file.is_none() {
             return Err(invalid("openings.count = 0: use 1 or more".into()));
         }
@@ -268,7 +278,8 @@ impl ArenaConfig {
             // Scores against perfect play come from paired matches (each opening with both
             // colours); a Swiss round plays one game a pairing.
             return Err(invalid(
-                "openings.exact_within scores paired matches: use a round robin, a gauntlet                  or a match, not swiss"
+                "openings.exact_within scores paired matches: use a round robin, a gauntlet \
+                 or a match, not swiss"
                     .into(),
             ));
         }
@@ -462,6 +473,11 @@ fn run_with<W: Bitboard>(
     let mut perfect_scores: Vec<(String, PerfectPlayScore)> = Vec::new();
     if openings.is_empty() {
         return Err(ArenaError::Config("no openings".into()));
+    }
+    if is_perfect.contains(&true) {
+        // Refused now rather than forfeited game after game.
+        check_within_reach(rules, openings.iter().map(|opening| &opening.position))
+            .map_err(|error| ArenaError::Config(format!("agent perfect: {error}")))?;
     }
     let clock = config.seconds_per_game.map(Duration::from_secs_f64);
     let names = &config.agents;

@@ -243,6 +243,28 @@ pub struct Sprt {
 }
 
 impl Sprt {
+    /// Says what is wrong with the test's settings: hypotheses that are not finite or not
+    /// in order (elo0 below elo1), error rates outside (0, 0.5].
+    ///
+    /// # Errors
+    /// The setting at fault and its value.
+    pub fn check(&self) -> Result<(), String> {
+        if !(self.elo0.is_finite() && self.elo1.is_finite() && self.elo0 < self.elo1) {
+            return Err(format!(
+                "elo0 = {}, elo1 = {}: use finite Elo differences with elo0 below elo1",
+                self.elo0, self.elo1
+            ));
+        }
+        for (name, rate) in [("alpha", self.alpha), ("beta", self.beta)] {
+            if !(rate > 0.0 && rate <= 0.5) {
+                return Err(format!(
+                    "{name} = {rate}: use an error rate above 0 and at most 0.5"
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// The bounds on the log-likelihood ratio: (lower, upper).
     pub fn bounds(&self) -> (f64, f64) {
         (

@@ -54,6 +54,19 @@ pub enum ExactError {
         "exact values need rules the exact solver covers (Othello's moves on a plane board with a disc-count objective)"
     )]
     NotSolvable,
+    /// A position with too many empty squares to solve in reasonable time.
+    #[error(
+        "a position with {empties} empty squares is past the exact solver's reach (at most \
+         {reach} on a board of {squares} squares): solving it would take hours or days"
+    )]
+    OutOfReach {
+        /// The position's empty squares.
+        empties: u32,
+        /// The most the solver takes on, on this board ([`exact_reach`]).
+        reach: u32,
+        /// The board's squares.
+        squares: u32,
+    },
     /// The cache file cannot be read or written.
     #[error(transparent)]
     File(#[from] FileError),
@@ -95,7 +108,8 @@ impl ExactCache {
     /// file when it grew. Games the solver cannot take from where they stand are left out.
     ///
     /// # Errors
-    /// A cache file that cannot be written.
+    /// A game past the solver's reach ([`check_within_reach`]), before any is solved; a cache
+    /// file that cannot be written.
     pub fn solve_all<W: Bitboard>(
         &mut self,
         rules: &Rules,
@@ -104,7 +118,7 @@ impl ExactCache {
         let solver = &self.solver;
         let solved = solve_missing(rules, games, &self.file.black_margins, |game| {
             Some(solver.solve(game, Proof::OneBest)?.black_margin)
-        });
+        })?;
         self.changed |= !solved.is_empty();
         self.file.black_margins.extend(solved);
         self.save()
@@ -114,23 +128,18 @@ impl ExactCache {
     /// writes the cache file when it grew. Games the solver cannot take are left out.
     ///
     /// # Errors
-    /// A cache file that cannot be written.
+    /// As [`ExactCache::solve_all`].
     pub fn solve_decisions<W: Bitboard>(
         &mut self,
         rules: &Rules,
         games: &[Game<W>],
     ) -> Result<(), ExactError> {
-        let missing: Vec<(String, &Game<W>)> = games
-            .iter()
-            .map(|game| (game.to_text(rules), game))
-            .filter(|(text, _)| !self.file.decision_margins.contains_key(text))
-            .collect();
-        let solved: Vec<(String, Vec<DecisionMargin>)> = missing
-            .into_par_iter()
-            .filter_map(|(text, game)| {
-                let side = game.side_to_move();
-                let values = self.solver.decision_values(rules, game)?;
-                let margins = values
+        let solver = &self.solver;
+        let solved = solve_missing(rules, games, &self.file.decision_margins, |game| {
+            let side = game.side_to_move();
+            let values = solver.decision_values(rules, game)?;
+            Some(
+                values
                     .iter()
                     .map(|(decision, value)| {
                         (
@@ -138,10 +147,9 @@ impl ExactCache {
                             value.margin_for(side),
                         )
                     })
-                    .collect();
-                Some((text, margins))
-            })
-            .collect();
+                    .collect(),
+            )
+        })?;
         self.changed |= !solved.is_empty();
         self.file.decision_margins.extend(solved);
         self.save()
@@ -176,23 +184,64 @@ impl ExactCache {
     }
 }
 
+/// The most empty squares perfect play and exact values take on: every position of a board
+/// of at most 36 squares (6x6 Othello solves from its start in about a minute on 2 cores, 6x6
+/// anti-Othello in about a quarter of an hour), 26 on a larger board (FFO #49, 26 empties on
+/// 8x8, takes about 70 s). Past that the solver would run for hours or days.
+pub fn exact_reach(rules: &Rules) -> u32 {
+    const SMALL_BOARD_SQUARES: u32 = 36;
+    const LARGE_BOARD_EMPTIES: u32 = 26;
+    if rules.square_count() <= SMALL_BOARD_SQUARES {
+        SMALL_BOARD_SQUARES
+    } else {
+        LARGE_BOARD_EMPTIES
+    }
+}
+
+/// Refuses the first of `games` with more empty squares than [`exact_reach`], saying how many.
+///
+/// # Errors
+/// [`ExactError::OutOfReach`].
+pub fn check_within_reach<'a, W: Bitboard + 'a>(
+    rules: &Rules,
+    games: impl IntoIterator<Item = &'a Game<W>>,
+) -> Result<(), ExactError> {
+    let reach = exact_reach(rules);
+    match games
+        .into_iter()
+        .map(|game| game.empty().count())
+        .find(|&empties| empties > reach)
+    {
+        Some(empties) => Err(ExactError::OutOfReach {
+            empties,
+            reach,
+            squares: rules.square_count(),
+        }),
+        None => Ok(()),
+    }
+}
+
 /// `solve` applied in parallel to the games of `games` whose text `known` lacks, with their
 /// texts; the games it returns `None` for are left out.
+///
+/// # Errors
+/// A missing game past the solver's reach ([`check_within_reach`]), before any is solved.
 fn solve_missing<W: Bitboard, V: Send>(
     rules: &Rules,
     games: &[Game<W>],
     known: &BTreeMap<String, V>,
     solve: impl Fn(&Game<W>) -> Option<V> + Sync,
-) -> Vec<(String, V)> {
+) -> Result<Vec<(String, V)>, ExactError> {
     let missing: Vec<(String, &Game<W>)> = games
         .iter()
         .map(|game| (game.to_text(rules), game))
         .filter(|(text, _)| !known.contains_key(text))
         .collect();
-    missing
+    check_within_reach(rules, missing.iter().map(|&(_, game)| game))?;
+    Ok(missing
         .into_par_iter()
         .filter_map(|(text, game)| Some((text, solve(game)?)))
-        .collect()
+        .collect())
 }
 
 /// Up to `count` distinct random openings of `plies` random plies (a number drawn per opening

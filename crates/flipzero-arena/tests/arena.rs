@@ -476,6 +476,54 @@ fn perfect_is_refused_for_rules_the_solver_does_not_cover() {
 }
 
 #[test]
+fn perfect_play_past_the_solvers_reach_is_refused_with_the_empty_squares_named() {
+    use flipzero_arena::perfect::{ExactError, check_within_reach, exact_reach};
+    use flipzero_arena::{ExactCache, PerfectAgent};
+    let six = Preset::Othello.rules(Some(6)).unwrap();
+    let eight = Preset::Othello.rules(None).unwrap();
+    assert_eq!((exact_reach(&six), exact_reach(&eight)), (36, 26));
+    // The boundary on 8x8: 26 empty squares are taken on, 27 are not.
+    let at = |empties: u32| {
+        let game = random_openings::<u64>(&eight, 1, 60 - empties, 3).remove(0);
+        assert_eq!(game.empty().count(), empties, "no pass in the opening");
+        game
+    };
+    assert!(check_within_reach(&eight, [&at(26)]).is_ok());
+    let past = check_within_reach(&eight, [&at(26), &at(27)]).unwrap_err();
+    assert!(
+        matches!(past, ExactError::OutOfReach { empties: 27, reach: 26, squares: 64 }),
+        "{past}"
+    );
+    // The perfect agent says so rather than searching for days, and plays within reach.
+    let mut perfect = PerfectAgent::<u64>::new(&eight, weights(&eight)).unwrap();
+    let start = Game::<u64>::start(&eight);
+    let refusal = perfect.choose(&start).unwrap_err();
+    assert!(refusal.contains("60 empty squares"), "{refusal}");
+    let late = at(10);
+    let decision = perfect.choose(&late).unwrap();
+    assert!(late.legal_decisions(&eight).contains(&decision));
+    // Exact values are refused before any is solved.
+    let mut cache = ExactCache::open(&eight, None).unwrap();
+    let error = cache.solve_all(&eight, &[start]).unwrap_err().to_string();
+    assert!(error.contains("60 empty squares") && error.contains("at most 26"), "{error}");
+    // An arena with the perfect agent refuses openings past the reach before any game.
+    let text = "variant = \"othello\"\nformat = \"match\"\nagents = [\"perfect\", \"random\"]\n\
+                [openings]\ncount = 2\nplies = 2\n";
+    let (config, rules, specs) = flipzero_arena::competition::ArenaConfig::parse(text, "p.toml").unwrap();
+    let error = flipzero_arena::competition::run_arena(
+        &config,
+        &rules,
+        &specs,
+        &burn::tensor::Device::flex(),
+        None,
+        &|| {},
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(error.contains("agent perfect: a position with 58 empty squares"), "{error}");
+}
+
+#[test]
 fn an_arena_scores_an_agent_against_perfect_play_from_openings_of_known_value() {
     use flipzero_arena::competition::ArenaConfig;
     let folder = tempfile::tempdir().unwrap();
@@ -630,6 +678,44 @@ fn fuzz_crash_a_journal_time_too_large_for_a_duration_is_refused() {
             error.contains("line 1") && error.contains("seconds"),
             "{seconds}: {error}"
         );
+    }
+}
+
+#[test]
+fn sprt_settings_and_an_anchor_rating_without_meaning_are_refused_at_parse_time() {
+    use flipzero_arena::competition::ArenaConfig;
+    let config = |extra: &str| {
+        format!(
+            "variant = \"othello\"\nsize = 6\nagents = [\"random\", \"greedy\"]\n\
+             format = \"match\"\n{extra}\n[openings]\ncount = 1\nplies = 2\n"
+        )
+    };
+    let sprt = |elo0: &str, elo1: &str, alpha: &str, beta: &str| {
+        config(&format!(
+            "[sprt]\nelo0 = {elo0}\nelo1 = {elo1}\nalpha = {alpha}\nbeta = {beta}\n"
+        ))
+    };
+    for good in [
+        config("anchor_elo = -400.0"),
+        sprt("0.0", "10.0", "0.05", "0.5"),
+    ] {
+        assert!(ArenaConfig::parse(&good, "good.toml").is_ok(), "{good}");
+    }
+    let refused = [
+        (config("anchor_elo = nan"), "anchor_elo = NaN"),
+        (config("anchor_elo = inf"), "anchor_elo = inf"),
+        (sprt("10.0", "0.0", "0.05", "0.05"), "elo0 = 10, elo1 = 0"),
+        (sprt("0.0", "0.0", "0.05", "0.05"), "elo0 = 0, elo1 = 0"),
+        (sprt("nan", "10.0", "0.05", "0.05"), "elo0 = NaN"),
+        (sprt("0.0", "10.0", "0.0", "0.05"), "alpha = 0"),
+        (sprt("0.0", "10.0", "0.05", "0.6"), "beta = 0.6"),
+        (sprt("0.0", "10.0", "nan", "0.05"), "alpha = NaN"),
+    ];
+    for (text, named) in refused {
+        let error = ArenaConfig::parse(&text, "bad.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains(named), "{named}: {error}");
     }
 }
 

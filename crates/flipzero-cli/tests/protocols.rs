@@ -66,6 +66,23 @@ fn gtp_on_a_small_board_plays_a_whole_game_against_itself() {
 }
 
 #[test]
+fn perfect_play_on_a_board_past_the_solvers_reach_answers_an_error_and_keeps_serving() {
+    let answer = engine_session(
+        &["--protocol", "gtp", "--agent", "perfect"],
+        "genmove b\nplay b d3\ngenmove w\nquit\n",
+    );
+    let replies: Vec<&str> = answer.split("\n\n").filter(|r| !r.is_empty()).collect();
+    assert_eq!(replies.len(), 4, "{answer}");
+    for (reply, empties) in [(replies[0], 60), (replies[2], 59)] {
+        assert!(
+            reply.starts_with(&format!("? a position with {empties} empty squares is past")),
+            "{reply}"
+        );
+    }
+    assert_eq!([replies[1], replies[3]], ["=", "="]);
+}
+
+#[test]
 fn nboard_sessions_follow_the_gui_and_report_errors_as_status_lines() {
     let transcript = "nboard 2\nset depth 4\n\
         set game (;GM[Othello]PC[NBoard]TY[8]BO[8 ---------------------------O*------*O--------------------------- *]B[F5]W[F6]B[D3]W[C5];)\n\

@@ -6,6 +6,7 @@ use anyhow::Context;
 use burn::tensor::Device;
 use clap::Args;
 use flipzero_arena::ladder::{LadderReport, ladder, rung, rung_name};
+use flipzero_arena::perfect::check_within_reach;
 use flipzero_arena::{AgentFactory, AgentSpec, MctsSpec, random_openings};
 use flipzero_engine::WeightsFile;
 
@@ -64,6 +65,9 @@ pub(crate) fn run(args: &LadderArgs) -> anyhow::Result<()> {
     }
     let report = flipzero_core::with_width!(rules.square_count(), W => {
         let openings = random_openings::<W>(&rules, args.openings, args.opening_plies, args.seed);
+        if args.perfect {
+            check_within_reach(&rules, &openings).context("--perfect")?;
+        }
         ladder::<W>(&rules, std::slice::from_ref(&candidate), &rungs, &openings, &|_| {})?
     });
     print_report(&report, loaded.meta.step, args.json);
