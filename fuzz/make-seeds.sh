@@ -61,10 +61,19 @@ printf '\x02{"game":{"variant":"othello","size":6,"opening":"%s","decisions":["c
 printf '\x03{"line":"{\\"variant\\":\\"othello\\",\\"size\\":6,\\"black\\":\\"a\\",\\"white\\":\\"b\\",\\"opening\\":\\"%s\\",\\"decisions\\":\\"c4 b3\\",\\"result\\":\\"*\\",\\"score\\":0,\\"ending\\":\\"unfinished\\"}"}' "$start6" > "$seeds/web_requests/load"
 
 # An arena game journal (the first byte picks the preset: 0x80 is othello at 6x6), as a run
-# killed in the middle leaves it: finished games, then a line cut short.
+# killed in the middle leaves it: finished games, then a line cut short. The arena is killed
+# once its journal holds three games (it deletes the journal when it ends), whatever the
+# machine's speed. interrupted-8x8 (0x00, othello) was cut by hand from the GRhino ladder's
+# journal.
 arena=$(mktemp -d)
-printf 'variant = "othello"\nsize = 6\nformat = "match"\nagents = ["engine:depth=6", "random"]\n[openings]\ncount = 40\nplies = 2\n' > "$arena/arena.toml"
-timeout -s KILL 3 "$flipzero" arena --config "$arena/arena.toml" --games "$arena/games.jsonl" > /dev/null 2>&1 || true
+printf 'variant = "othello"\nsize = 6\nformat = "match"\nagents = ["engine:depth=6", "random"]\n[openings]\ncount = 40\nplies = 4\n' > "$arena/arena.toml"
+"$flipzero" arena --config "$arena/arena.toml" --games "$arena/games.jsonl" > /dev/null 2>&1 &
+arena_pid=$!
+until [ "$(cat "$arena/games.jsonl.journal" 2>/dev/null | wc -l)" -ge 3 ]; do
+    kill -0 "$arena_pid" 2>/dev/null || { echo "the arena ended before its journal held 3 games" >&2; exit 1; }
+    sleep 0.1
+done
+kill -9 "$arena_pid"; wait "$arena_pid" 2>/dev/null || true
 { printf '\x80'; head -n 2 "$arena/games.jsonl.journal"; sed -n 3p "$arena/games.jsonl.journal" | head -c 100; } > "$seeds/game_journal/interrupted"
 rm -rf "$arena"
 

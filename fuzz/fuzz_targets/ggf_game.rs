@@ -13,11 +13,20 @@ fn check<W: Bitboard>(rules: &Rules, text: &str) {
         Ok((end, history)) => {
             let board_and_mover = |game: &flipzero_core::Game<W>| {
                 let text = game.to_text(rules);
-                text.split_whitespace().take(2).collect::<Vec<_>>().join(" ")
+                text.split_whitespace()
+                    .take(2)
+                    .collect::<Vec<_>>()
+                    .join(" ")
             };
             for game in history.iter().chain(std::iter::once(&end)) {
                 let plain = board_and_mover(game);
-                if !plain.split(' ').next().unwrap_or("").chars().all(|c| "XO-".contains(c)) {
+                if !plain
+                    .split(' ')
+                    .next()
+                    .unwrap_or("")
+                    .chars()
+                    .all(|c| "XO-".contains(c))
+                {
                     continue;
                 }
                 let written = ggf::write_position(rules, game);

@@ -1,7 +1,8 @@
-//! Run configs: check or say which key is wrong.
+//! Run configs: check or say which key is wrong; a config that checks, written as TOML,
+//! reads back the same.
 #![no_main]
 
-use flipzero_fuzz::assert_explained;
+use flipzero_fuzz::{assert_explained, assert_toml_round_trip};
 use flipzero_run::RunConfig;
 use libfuzzer_sys::fuzz_target;
 
@@ -9,7 +10,10 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    if let Err(error) = RunConfig::parse(text, "fuzz.toml") {
-        assert_explained(&error);
+    match RunConfig::parse(text, "fuzz.toml") {
+        Ok(config) => assert_toml_round_trip(&config.settings, |text| {
+            RunConfig::parse(text, "written.toml").map(|again| again.settings)
+        }),
+        Err(error) => assert_explained(&error),
     }
 });

@@ -7,8 +7,16 @@ use flipzero_web::games::{self, ApiError, GameRequest, LoadRequest, SaveRequest,
 use libfuzzer_sys::fuzz_target;
 
 fn refused(error: &ApiError) {
-    assert!((400..500).contains(&error.status), "status {} for {}", error.status, error.message);
-    assert!(!error.message.trim().is_empty(), "a refusal without a reason");
+    assert!(
+        (400..500).contains(&error.status),
+        "status {} for {}",
+        error.status,
+        error.message
+    );
+    assert!(
+        !error.message.trim().is_empty(),
+        "a refusal without a reason"
+    );
 }
 
 fn replays(view: &games::StateView) {
@@ -42,7 +50,8 @@ fuzz_target!(|data: &[u8]| {
                 match games::save(&request) {
                     Ok(saved) => {
                         let line = serde_json::to_string(&saved).expect("a saved game writes");
-                        let loaded = games::load(&LoadRequest { line }).expect("a saved game loads");
+                        let loaded =
+                            games::load(&LoadRequest { line }).expect("a saved game loads");
                         let before = games::state(&request.game).expect("it was saved");
                         assert_eq!(loaded.state.position, before.position);
                     }

@@ -44,15 +44,26 @@ pub fn file_with(name: &str, data: &[u8]) -> PathBuf {
 /// checksum alone, and the loader beneath it should meet mutations too.
 pub fn as_is_and_resealed(data: &[u8]) -> Vec<Vec<u8>> {
     let mut versions = vec![data.to_vec()];
-    if let Some(split) = data
-        .len()
-        .checked_sub(flipzero_data::files::CHECKSUM_BYTES)
-    {
+    if let Some(split) = data.len().checked_sub(flipzero_data::files::CHECKSUM_BYTES) {
         let mut resealed = data[..split].to_vec();
         flipzero_data::files::seal(&mut resealed);
         versions.push(resealed);
     }
     versions
+}
+
+/// A config that checked, written back as TOML (`value` serialised) and read again by
+/// `read_back`, must check and be the same config.
+pub fn assert_toml_round_trip<T, E>(value: &T, read_back: impl FnOnce(&str) -> Result<T, E>)
+where
+    T: serde::Serialize + PartialEq + std::fmt::Debug,
+    E: std::fmt::Display,
+{
+    let text = toml::to_string(value).expect("a checked config writes as TOML");
+    match read_back(&text) {
+        Ok(again) => assert_eq!(&again, value, "read back from:\n{text}"),
+        Err(error) => panic!("a checked config, written as\n{text}\ndoes not read back: {error}"),
+    }
 }
 
 /// An error must say what is wrong.

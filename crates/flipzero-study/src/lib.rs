@@ -34,7 +34,7 @@ use flipzero_report::ReportError;
 use flipzero_report::plots::{BarChart, LinePlot, Series, bar_chart, line_plot};
 
 /// A study config (`configs/study/*.toml`).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StudyConfig {
     /// Preset names; every preset when empty.
