@@ -491,7 +491,14 @@ fn perfect_play_past_the_solvers_reach_is_refused_with_the_empty_squares_named()
     assert!(check_within_reach(&eight, [&at(26)]).is_ok());
     let past = check_within_reach(&eight, [&at(26), &at(27)]).unwrap_err();
     assert!(
-        matches!(past, ExactError::OutOfReach { empties: 27, reach: 26, squares: 64 }),
+        matches!(
+            past,
+            ExactError::OutOfReach {
+                empties: 27,
+                reach: 26,
+                squares: 64
+            }
+        ),
         "{past}"
     );
     // The perfect agent says so rather than searching for days, and plays within reach.
@@ -505,11 +512,15 @@ fn perfect_play_past_the_solvers_reach_is_refused_with_the_empty_squares_named()
     // Exact values are refused before any is solved.
     let mut cache = ExactCache::open(&eight, None).unwrap();
     let error = cache.solve_all(&eight, &[start]).unwrap_err().to_string();
-    assert!(error.contains("60 empty squares") && error.contains("at most 26"), "{error}");
+    assert!(
+        error.contains("60 empty squares") && error.contains("at most 26"),
+        "{error}"
+    );
     // An arena with the perfect agent refuses openings past the reach before any game.
     let text = "variant = \"othello\"\nformat = \"match\"\nagents = [\"perfect\", \"random\"]\n\
                 [openings]\ncount = 2\nplies = 2\n";
-    let (config, rules, specs) = flipzero_arena::competition::ArenaConfig::parse(text, "p.toml").unwrap();
+    let (config, rules, specs) =
+        flipzero_arena::competition::ArenaConfig::parse(text, "p.toml").unwrap();
     let error = flipzero_arena::competition::run_arena(
         &config,
         &rules,
@@ -520,7 +531,10 @@ fn perfect_play_past_the_solvers_reach_is_refused_with_the_empty_squares_named()
     )
     .unwrap_err()
     .to_string();
-    assert!(error.contains("agent perfect: a position with 58 empty squares"), "{error}");
+    assert!(
+        error.contains("agent perfect: a position with 58 empty squares"),
+        "{error}"
+    );
 }
 
 #[test]
@@ -681,15 +695,18 @@ fn fuzz_crash_a_journal_time_too_large_for_a_duration_is_refused() {
     }
 }
 
+/// A one-opening 6x6 match config of two quick agents, with `extra` top-level lines.
+fn quick_match_config(extra: &str) -> String {
+    format!(
+        "variant = \"othello\"\nsize = 6\nagents = [\"random\", \"greedy\"]\n\
+         format = \"match\"\n{extra}\n[openings]\ncount = 1\nplies = 2\n"
+    )
+}
+
 #[test]
 fn sprt_settings_and_an_anchor_rating_without_meaning_are_refused_at_parse_time() {
     use flipzero_arena::competition::ArenaConfig;
-    let config = |extra: &str| {
-        format!(
-            "variant = \"othello\"\nsize = 6\nagents = [\"random\", \"greedy\"]\n\
-             format = \"match\"\n{extra}\n[openings]\ncount = 1\nplies = 2\n"
-        )
-    };
+    let config = quick_match_config;
     let sprt = |elo0: &str, elo1: &str, alpha: &str, beta: &str| {
         config(&format!(
             "[sprt]\nelo0 = {elo0}\nelo1 = {elo1}\nalpha = {alpha}\nbeta = {beta}\n"
@@ -722,12 +739,7 @@ fn sprt_settings_and_an_anchor_rating_without_meaning_are_refused_at_parse_time(
 #[test]
 fn a_game_clock_no_duration_holds_is_refused_at_parse_time() {
     use flipzero_arena::competition::ArenaConfig;
-    let config = |seconds: &str| {
-        format!(
-            "variant = \"othello\"\nsize = 6\nagents = [\"random\", \"greedy\"]\n\
-             format = \"match\"\nseconds_per_game = {seconds}\n[openings]\ncount = 1\nplies = 2\n"
-        )
-    };
+    let config = |seconds: &str| quick_match_config(&format!("seconds_per_game = {seconds}"));
     assert!(ArenaConfig::parse(&config("60.0"), "clock.toml").is_ok());
     for seconds in ["1e300", "0.0", "-5.0"] {
         let error = ArenaConfig::parse(&config(seconds), "clock.toml")

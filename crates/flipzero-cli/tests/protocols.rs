@@ -75,7 +75,9 @@ fn perfect_play_on_a_board_past_the_solvers_reach_answers_an_error_and_keeps_ser
     assert_eq!(replies.len(), 4, "{answer}");
     for (reply, empties) in [(replies[0], 60), (replies[2], 59)] {
         assert!(
-            reply.starts_with(&format!("? a position with {empties} empty squares is past")),
+            reply.starts_with(&format!(
+                "? a position with {empties} empty squares is past"
+            )),
             "{reply}"
         );
     }
