@@ -171,6 +171,43 @@ fn ladder_rates_a_checkpoint_against_engine_depths() {
         assert_eq!(found["games"], 4);
     }
     assert!(report["elo"].as_f64().unwrap().is_finite());
+    // With a journal, the same command run again takes its 12 games and gives the same report.
+    let journal = folder.path().join("ladder.journal");
+    let journalled = |simulations: &str| {
+        succeeding(&[
+            "ladder",
+            "--checkpoint",
+            checkpoint.to_str().unwrap(),
+            "--depth",
+            "2",
+            "--openings",
+            "2",
+            "--simulations",
+            simulations,
+            "--json",
+            "--journal",
+            journal.to_str().unwrap(),
+        ])
+    };
+    let first = journalled("4");
+    assert_eq!(
+        std::fs::read_to_string(&journal).unwrap().lines().count(),
+        12
+    );
+    let again = journalled("4");
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("resumed: 12 games taken from the journal"),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert_eq!(again.stdout, first.stdout);
+    // Another search is another candidate: its 8 games are played, the rungs' 4 taken.
+    let other = journalled("3");
+    assert!(String::from_utf8_lossy(&other.stderr).contains("resumed: 4 games"));
+    assert_eq!(
+        std::fs::read_to_string(&journal).unwrap().lines().count(),
+        20
+    );
     // A file that is not a checkpoint is refused with its name.
     assert!(failing(&["ladder", "--checkpoint", config.to_str().unwrap()]).contains("tiny.toml"));
 }

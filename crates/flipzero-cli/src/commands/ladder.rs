@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use anyhow::Context;
 use burn::tensor::Device;
 use clap::Args;
-use flipzero_arena::ladder::{LadderReport, ladder, rung, rung_name};
+use flipzero_arena::journal::Journal;
+use flipzero_arena::ladder::{LadderJournal, LadderReport, ladder_anchored, rung, rung_name};
 use flipzero_arena::perfect::check_within_reach;
 use flipzero_arena::{AgentFactory, AgentSpec, MctsSpec, random_openings};
 use flipzero_engine::WeightsFile;
@@ -38,6 +39,10 @@ pub(crate) struct LadderArgs {
     /// Print one JSON object.
     #[arg(long)]
     json: bool,
+    /// Append each game to FILE as it finishes; the same command, run again after an
+    /// interruption, takes the games it finds there instead of playing them again.
+    #[arg(long, value_name = "FILE")]
+    journal: Option<PathBuf>,
 }
 
 pub(crate) fn run(args: &LadderArgs) -> anyhow::Result<()> {
@@ -63,13 +68,36 @@ pub(crate) fn run(args: &LadderArgs) -> anyhow::Result<()> {
             .context("--perfect")?;
         rungs.push(("perfect".to_owned(), perfect));
     }
+    let journal = match &args.journal {
+        Some(path) => Some(Journal::open(path, &rules)?),
+        None => None,
+    };
+    // The candidate's name in the journal's keys: games of another checkpoint or search are
+    // never taken for its own.
+    let candidate_ids = [format!(
+        "{} (step {}), {} simulations",
+        args.checkpoint.display(),
+        loaded.meta.step,
+        args.simulations
+    )];
+    let kept = journal.as_ref().map(|journal| LadderJournal {
+        journal,
+        candidate_ids: &candidate_ids,
+    });
     let report = flipzero_core::with_width!(rules.square_count(), W => {
         let openings = random_openings::<W>(&rules, args.openings, args.opening_plies, args.seed);
         if args.perfect {
             check_within_reach(&rules, &openings).context("--perfect")?;
         }
-        ladder::<W>(&rules, std::slice::from_ref(&candidate), &rungs, &openings, &|_| {})?
+        let candidates = std::slice::from_ref(&candidate);
+        ladder_anchored::<W>(&rules, candidates, &rungs, 0, &openings, kept.as_ref(), &|_| {})?
     });
+    if report.resumed > 0 {
+        eprintln!("resumed: {} games taken from the journal", report.resumed);
+    }
+    if let Some(failure) = &report.journal_failure {
+        eprintln!("the journal could not be written ({failure}): a rerun plays those games again");
+    }
     print_report(&report, loaded.meta.step, args.json);
     Ok(())
 }
