@@ -140,9 +140,9 @@ impl<W: Bitboard> Agent<W> for EngineAgent<W> {
 
 /// Perfect play: the exact solver from the first decision, one best decision each time, on
 /// positions within its reach ([`crate::perfect::exact_reach`]; past it a decision is refused
-/// with the reason). Positions the bitboard solver cannot take (the placement plies of classic reversi, a
-/// supply that could run out) are searched by the engine to the end of the game, which is
-/// exact too, only slower.
+/// with the reason). Positions the bitboard solver cannot take (the placement plies of
+/// classic reversi, a supply that could run out) are searched by the engine to the end of the
+/// game, which is exact too, only slower.
 pub struct PerfectAgent<W: Bitboard> {
     rules: Rules,
     exact: ExactSolver,
