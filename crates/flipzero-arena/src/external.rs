@@ -142,14 +142,32 @@ pub struct GtpAgent<W: Bitboard> {
     /// Set once the engine refused `play <colour> pass`: it passes by itself when a side
     /// has no move (GRhino does), so passes are not sent to it.
     passes_by_itself: bool,
-    /// Whether the engine offers GRhino's `grhino-setup_board` (asked once, from
-    /// `list_commands`): a position no line of moves reaches is then set up directly.
-    sets_up_boards: Option<bool>,
+    /// How the engine is put on a position no line of moves reaches (asked once, from
+    /// `list_commands`).
+    board_setup: Option<BoardSetup>,
+    /// Set once a game file was loaded: the engine's `clear_board` then goes back to the
+    /// loaded board (Edax does), so each later game starts by loading the start instead.
+    start_replaced: bool,
 }
 
 /// GRhino's board setup: `grhino-setup_board <squares> <b|w>`, the squares from a1 row by
 /// row, `X` Black, `O` White, `.` empty.
 const SETUP_BOARD: &str = "grhino-setup_board";
+
+/// GTP's regression command that loads a game file: Edax reads it by the file's extension,
+/// GGF among others, and plays on from its last position.
+const LOAD_GAME: &str = "loadsgf";
+
+/// How an engine is put on a position that no line of moves from the start reaches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BoardSetup {
+    /// GRhino's [`SETUP_BOARD`].
+    SetupCommand,
+    /// [`LOAD_GAME`] of a GGF file holding the position.
+    LoadGameFile,
+    /// No way: such a game is forfeited with the reason.
+    Unavailable,
+}
 
 /// The `SETUP_BOARD` command that sets up `game`.
 fn setup_board_command<W: Bitboard>(rules: &Rules, game: &Game<W>) -> String {
@@ -262,7 +280,8 @@ impl<W: Bitboard> GtpAgent<W> {
             move_time: None,
             move_patience: MOVE_PATIENCE,
             passes_by_itself: false,
-            sets_up_boards: None,
+            board_setup: None,
+            start_replaced: false,
         })
     }
 
@@ -321,8 +340,12 @@ impl<W: Bitboard> GtpAgent<W> {
             Some(known) => known,
             None => {
                 self.ask(&format!("boardsize {}", self.rules.rows()))?;
-                self.ask("clear_board")?;
                 let mut position = Game::<W>::start(&self.rules);
+                if self.start_replaced {
+                    self.load_game_file(&position)?;
+                } else {
+                    self.ask("clear_board")?;
+                }
                 if let Some((start, decisions)) = self.opening_line.take() {
                     // An opening drawn from another start (a position from a file) is
                     // reached by a searched line first.
@@ -343,16 +366,20 @@ impl<W: Bitboard> GtpAgent<W> {
     /// line is found and the engine can set up a board, sets `to` up.
     fn tell_path(&mut self, from: Game<W>, to: &Game<W>) -> Result<Game<W>, String> {
         let Some(path) = path_between(&self.rules, &from, to) else {
-            if self.sets_up_boards()? {
-                self.ask(&setup_board_command(&self.rules, to))?;
-                return Ok(to.clone());
+            match self.board_setup()? {
+                BoardSetup::SetupCommand => {
+                    self.ask(&setup_board_command(&self.rules, to))?;
+                }
+                BoardSetup::LoadGameFile => self.load_game_file(to)?,
+                BoardSetup::Unavailable => {
+                    return Err(format!(
+                        "no line of moves found from the engine's position to this one (GTP \
+                         engines are told positions as moves unless they offer {SETUP_BOARD} \
+                         or {LOAD_GAME}: give shorter openings, or use an NBoard engine)"
+                    ));
+                }
             }
-            return Err(
-                "no line of moves found from the engine's position to this one (GTP engines \
-                 are told positions as moves unless they offer grhino-setup_board: give \
-                 shorter openings, or use an NBoard engine)"
-                    .to_owned(),
-            );
+            return Ok(to.clone());
         };
         let mut position = from;
         for decision in path {
@@ -361,17 +388,41 @@ impl<W: Bitboard> GtpAgent<W> {
         Ok(position)
     }
 
-    /// Whether the engine lists [`SETUP_BOARD`] among its commands (asked once).
-    fn sets_up_boards(&mut self) -> Result<bool, String> {
-        if let Some(known) = self.sets_up_boards {
+    /// How the engine sets up a board, from its `list_commands` (asked once): GRhino's own
+    /// command first, else a game file.
+    fn board_setup(&mut self) -> Result<BoardSetup, String> {
+        if let Some(known) = self.board_setup {
             return Ok(known);
         }
         let commands = self.ask("list_commands")?;
-        let offered = commands
-            .lines()
-            .any(|command| command.trim() == SETUP_BOARD);
-        self.sets_up_boards = Some(offered);
-        Ok(offered)
+        let offers = |name: &str| commands.lines().any(|command| command.trim() == name);
+        let setup = if offers(SETUP_BOARD) {
+            BoardSetup::SetupCommand
+        } else if offers(LOAD_GAME) {
+            BoardSetup::LoadGameFile
+        } else {
+            BoardSetup::Unavailable
+        };
+        self.board_setup = Some(setup);
+        Ok(setup)
+    }
+
+    /// Loads `game` into the engine as a GGF file of its position ([`LOAD_GAME`]).
+    fn load_game_file(&mut self, game: &Game<W>) -> Result<(), String> {
+        let mut file = tempfile::Builder::new()
+            .prefix("flipzero-position-")
+            .suffix(".ggf")
+            .tempfile()
+            .map_err(|e| format!("a game file for the engine: {e}"))?;
+        std::io::Write::write_all(
+            &mut file,
+            crate::ggf::write_position(&self.rules, game).as_bytes(),
+        )
+        .map_err(|e| format!("a game file for the engine: {e}"))?;
+        // Removed when `file` drops, after the engine has answered.
+        self.ask(&format!("{LOAD_GAME} {}", file.path().display()))?;
+        self.start_replaced = true;
+        Ok(())
     }
 
     /// Tells the engine one move played in `position`, and returns the position after it.
@@ -661,7 +712,7 @@ mod tests {
     }
 
     #[test]
-    fn a_position_no_line_reaches_is_set_up_where_the_engine_offers_grhinos_setup() {
+    fn a_position_no_line_reaches_is_set_up_by_grhinos_command_or_a_loaded_game_file() {
         // Engines that log what they hear; one lists grhino-setup_board, one does not.
         let folder = tempfile::tempdir().unwrap();
         let engine = |name: &str, commands: &str| {
@@ -670,10 +721,12 @@ mod tests {
             std::fs::write(
                 &script,
                 format!(
-                    "while read -r line; do\n  echo \"$line\" >> {}\n  case \"$line\" in\n    \
-                     list_commands) printf '= {commands}\\n\\n' ;;\n    *) printf '=\\n\\n' ;;\n  \
-                     esac\ndone\n",
-                    log.display()
+                    "while read -r line; do\n  echo \"$line\" >> {log}\n  case \"$line\" in\n    \
+                     list_commands) printf '= {commands}\\n\\n' ;;\n    \
+                     loadsgf*) cat \"${{line#loadsgf }}\" >> {log}; echo >> {log}; \
+                     printf '=\\n\\n' ;;\n    \
+                     *) printf '=\\n\\n' ;;\n  esac\ndone\n",
+                    log = log.display()
                 ),
             )
             .unwrap();
@@ -696,6 +749,40 @@ mod tests {
             format!(
                 "boardsize 8\nclear_board\nlist_commands\ngrhino-setup_board {squares} w\nquit\n"
             )
+        );
+        // One that lists loadsgf (Edax) loads a GGF file of the position, and, since its
+        // clear_board would then go back to that board, loads the start for the next game.
+        let (command, log) = engine("load", "play\\nloadsgf");
+        let mut agent = GtpAgent::<u64>::start(&rules, &command).unwrap();
+        agent.start_from(&lonely, &[]);
+        agent.synchronise(&lonely).unwrap();
+        agent.start_from(&start, &[]);
+        agent.synchronise(&start).unwrap();
+        drop(agent);
+        let heard: Vec<String> = std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .map(|line| {
+                // The temporary file's name varies; its contents follow it in the log.
+                match line.strip_prefix("loadsgf ") {
+                    Some(path) if path.ends_with(".ggf") => "loadsgf FILE".to_owned(),
+                    _ => line.to_owned(),
+                }
+            })
+            .collect();
+        assert_eq!(
+            heard,
+            [
+                "boardsize 8",
+                "clear_board",
+                "list_commands",
+                "loadsgf FILE",
+                &crate::ggf::write_position(&rules, &lonely),
+                "boardsize 8",
+                "loadsgf FILE",
+                &crate::ggf::write_position(&rules, &start),
+                "quit",
+            ]
         );
         let (command, _) = engine("plain", "play");
         let mut agent = GtpAgent::<u64>::start(&rules, &command).unwrap();

@@ -235,18 +235,18 @@ fn full_games_against_grhino_end_on_the_board() {
     }
 }
 
-#[test]
-fn grhino_is_set_up_on_a_position_no_line_of_moves_reaches() {
+/// Six turns of `command` (a GTP engine) from a position no line of moves reaches, each of
+/// its answers legal there, then a game from the start: its first answer is legal at the
+/// start, so the engine was put back on it and not left on the position it was set up on.
+fn an_engine_plays_from_a_position_no_line_reaches_then_from_the_start(command: &str) {
     use flipzero_arena::agent::Agent;
     use flipzero_arena::external::GtpAgent;
     use flipzero_core::Game;
-    let Some(program) = grhino() else { return };
     let rules = Preset::Othello.rules(None).unwrap();
-    // The start and one more black disc, in a corner, White to move: after the setup every
-    // one of GRhino's answers is legal there and after the replies to it.
+    // The start and one more black disc, in a corner, White to move.
     let lonely = format!("X{}OX------XO{} O", "-".repeat(26), "-".repeat(27));
     let mut position = Game::<u64>::from_text(&rules, &lonely).unwrap();
-    let mut engine = GtpAgent::<u64>::start(&rules, &format!("{program} -l 1")).unwrap();
+    let mut engine = GtpAgent::<u64>::start(&rules, command).unwrap();
     engine.start_from(&position, &[]);
     for _ in 0..6 {
         let answer = engine.choose(&position).unwrap();
@@ -256,8 +256,33 @@ fn grhino_is_set_up_on_a_position_no_line_of_moves_reaches() {
             position.to_text(&rules)
         );
         position = position.play(&rules, answer).unwrap();
-        // Black replies with its first legal move, told to GRhino at its next turn.
+        // Black replies with its first legal move, told to the engine at its next turn.
         let reply = position.legal_decisions(&rules)[0];
         position = position.play(&rules, reply).unwrap();
     }
+    let start = Game::<u64>::start(&rules);
+    engine.start_from(&start, &[]);
+    let first = engine.choose(&start).unwrap();
+    assert!(
+        start.legal_decisions(&rules).contains(&first),
+        "{first:?} at the start"
+    );
+}
+
+#[test]
+fn grhino_is_set_up_on_a_position_no_line_of_moves_reaches() {
+    let Some(program) = grhino() else { return };
+    an_engine_plays_from_a_position_no_line_reaches_then_from_the_start(&format!("{program} -l 1"));
+}
+
+/// Edax is loaded a GGF file of the position (`loadsgf`), and since its `clear_board` then
+/// returns to that board, the start is loaded for the next game. Edax is no Debian package:
+/// set `FLIPZERO_EDAX` to its GTP command line (docs/RELIABILITY.md says how it is built).
+#[test]
+fn edax_is_loaded_a_position_no_line_of_moves_reaches_and_the_start_after_it() {
+    let Ok(command) = std::env::var("FLIPZERO_EDAX") else {
+        println!("SKIPPED: FLIPZERO_EDAX (Edax's GTP command line) is not set");
+        return;
+    };
+    an_engine_plays_from_a_position_no_line_reaches_then_from_the_start(&command);
 }
