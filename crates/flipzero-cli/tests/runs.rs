@@ -147,18 +147,24 @@ fn ladder_rates_a_checkpoint_against_engine_depths() {
     let config = tiny_run_config();
     assert_success(&tiny_run_command("init", &run));
     let checkpoint = run.join("checkpoints").join("step-000000000.ckpt");
-    let output = succeeding(&[
-        "ladder",
-        "--checkpoint",
-        checkpoint.to_str().unwrap(),
-        "--depth",
-        "2",
-        "--openings",
-        "2",
-        "--simulations",
-        "4",
-        "--json",
-    ]);
+    // A two-rung ladder over two openings, with more arguments after.
+    let ladder = |simulations: &str, more: &[&str]| {
+        let mut args = vec![
+            "ladder",
+            "--checkpoint",
+            checkpoint.to_str().unwrap(),
+            "--depth",
+            "2",
+            "--openings",
+            "2",
+            "--simulations",
+            simulations,
+            "--json",
+        ];
+        args.extend_from_slice(more);
+        succeeding(&args)
+    };
+    let output = ladder("4", &[]);
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(report["step"], 0);
     assert_eq!(report["rungs"][0]["elo"], 0.0, "depth 1 anchors the scale");
@@ -173,22 +179,8 @@ fn ladder_rates_a_checkpoint_against_engine_depths() {
     assert!(report["elo"].as_f64().unwrap().is_finite());
     // With a journal, the same command run again takes its 12 games and gives the same report.
     let journal = folder.path().join("ladder.journal");
-    let journalled = |simulations: &str| {
-        succeeding(&[
-            "ladder",
-            "--checkpoint",
-            checkpoint.to_str().unwrap(),
-            "--depth",
-            "2",
-            "--openings",
-            "2",
-            "--simulations",
-            simulations,
-            "--json",
-            "--journal",
-            journal.to_str().unwrap(),
-        ])
-    };
+    let journalled =
+        |simulations: &str| ladder(simulations, &["--journal", journal.to_str().unwrap()]);
     let first = journalled("4");
     assert_eq!(
         std::fs::read_to_string(&journal).unwrap().lines().count(),
