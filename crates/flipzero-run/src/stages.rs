@@ -10,11 +10,11 @@ use flipzero_arena::{
     AgentFactory, AgentSpec, ExactCache, ExactError, MctsSpec, NamedAgentSpec, PerfectPlayScore,
     balanced_opening_lines, exact_openings, opening_lines_between, play_paired, positions,
 };
-use flipzero_core::{Bitboard, Outcome, Rules, with_width};
+use flipzero_core::{Bitboard, Outcome, Rules, RulesSpec, with_width};
 use flipzero_data::files::FileError;
 use flipzero_data::{ENCODER_VERSION, Sample, ShardHeader, replay_window, write_shard};
 use flipzero_engine::WeightsFile;
-use flipzero_nn::{NetEvaluator, PolicyValueNet, checkpoint};
+use flipzero_nn::{NetConfig, NetEvaluator, PolicyValueNet, checkpoint};
 use flipzero_selfplay::{SelfPlayConfig, play_parallel};
 use flipzero_train::{SampleError, Trainer};
 use rand::{Rng, SeedableRng};
@@ -173,9 +173,9 @@ impl Run {
         config_path: &std::path::Path,
         device: Device,
     ) -> Result<Self, RunError> {
-        let config = RunConfig::load(config_path)?;
         let text =
             std::fs::read_to_string(config_path).map_err(|e| FileError::io(config_path, e))?;
+        let config = RunConfig::parse(&text, &config_path.display().to_string())?;
         if dir.config_path().exists() {
             let stored = Self::open(dir.clone(), device.clone())?;
             if stored.config.rules.spec() != config.rules.spec() {
@@ -197,7 +197,8 @@ impl Run {
         dir.create()?;
         dir.write_text(&dir.config_path(), &text)?;
         dir.write_text(&dir.rules_path(), &config.rules.to_toml())?;
-        Self::open(dir, device)
+        // What was just written is what `open` would read back: the parsed config serves.
+        Self::with_config(dir, config, device)
     }
 
     /// Opens the run in `dir` with the config and the rules stored there.
@@ -206,6 +207,11 @@ impl Run {
     /// A missing or bad config, an unreadable metrics file.
     pub fn open(dir: RunDir, device: Device) -> Result<Self, RunError> {
         let config = RunConfig::load_in_run(&dir.config_path(), &dir.rules_path())?;
+        Self::with_config(dir, config, device)
+    }
+
+    /// The run in `dir` with its config read; its clock goes on from the metrics' latest.
+    fn with_config(dir: RunDir, config: ValidConfig, device: Device) -> Result<Self, RunError> {
         let clock_base = dir
             .records()?
             .iter()
@@ -290,14 +296,25 @@ impl Run {
     pub(crate) fn load_net(&self, step: u64) -> Result<PolicyValueNet, RunError> {
         let path = self.dir.checkpoint_path(step);
         let loaded = checkpoint::load(&path, &self.device).map_err(checkpoint_error)?;
-        if loaded.meta.rules != *self.rules().spec() || loaded.meta.net != self.config.net_config()
-        {
+        self.check_checkpoint(step, &loaded.meta.rules, &loaded.meta.net)?;
+        Ok(loaded.net)
+    }
+
+    /// Refuses a checkpoint of other rules or another network than the run's config: the
+    /// trainer and self-play then both follow the run's rules.
+    fn check_checkpoint(
+        &self,
+        step: u64,
+        rules: &RulesSpec,
+        net: &NetConfig,
+    ) -> Result<(), RunError> {
+        if rules != self.rules().spec() || *net != self.config.net_config() {
             return Err(RunError::Mismatch(format!(
                 "{}: written for other rules or another network than the run's config",
-                path.display()
+                self.dir.checkpoint_path(step).display()
             )));
         }
-        Ok(loaded.net)
+        Ok(())
     }
 
     /// Self-play with the newest checkpoint until it has played `games` games (ids 0 to
@@ -444,11 +461,7 @@ impl Run {
             &self.device,
         )
         .map_err(checkpoint_error)?;
-        if trainer.net_config() != &self.config.net_config() {
-            return Err(RunError::Mismatch(
-                "the newest checkpoint has another network than the run's config".to_owned(),
-            ));
-        }
+        self.check_checkpoint(step, trainer.rules().spec(), trainer.net_config())?;
         let header = self.shard_header(String::new());
         let mut window_read = WindowRead {
             at: std::time::SystemTime::now(),

@@ -231,6 +231,11 @@ impl Trainer {
         &self.net
     }
 
+    /// The rules the network is trained for.
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
     /// The network's shape.
     pub fn net_config(&self) -> &NetConfig {
         &self.net_config
