@@ -1,15 +1,37 @@
-//! The README's crate map is the workspace's layering: each crate depends only on crates in
-//! the rows above its own, and every crate of `crates/` has a row. A dependency that points
-//! down the table (a report that starts runs, an engine that needs a network) fails here.
+//! The README's crate map is the workspace's layering: each crate depends only on the crates
+//! its row allows ("may depend on"), all in the rows above its own, and every crate of
+//! `crates/` has a row. A dependency that points down the table (a report that starts runs,
+//! an engine that needs a network) or that the row does not name fails here.
 
 use std::path::Path;
 
-/// The crates of the README's crate map, top row first (`| `crates/<name>` | ...`).
-fn crate_map(readme: &str) -> Vec<String> {
+/// A row of the README's crate map: the crate and the crates it may depend on.
+struct Row {
+    name: String,
+    allowed: Vec<String>,
+}
+
+/// The crates of the README's crate map, top row first (`| `crates/<name>` | owns | may
+/// depend on | state |`, the allowed crates written without `flipzero-`, comma separated).
+fn crate_map(readme: &str) -> Vec<Row> {
     readme
         .lines()
         .filter_map(|line| line.strip_prefix("| `crates/"))
-        .filter_map(|rest| rest.split_once('`').map(|(name, _)| name.to_owned()))
+        .filter_map(|rest| {
+            let (name, rest) = rest.split_once('`')?;
+            let cells: Vec<&str> = rest.split(" | ").collect();
+            let allowed = cells.get(cells.len().checked_sub(2)?)?;
+            let allowed = allowed
+                .split(',')
+                .map(str::trim)
+                .filter(|short| !short.is_empty() && *short != "no workspace crate")
+                .map(|short| format!("flipzero-{short}"))
+                .collect();
+            Some(Row {
+                name: name.to_owned(),
+                allowed,
+            })
+        })
         .collect()
 }
 
@@ -33,7 +55,8 @@ fn workspace_dependencies(manifest: &str) -> Vec<String> {
 fn the_crate_map_is_the_layering_of_the_cargo_files() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let layers = crate_map(&readme);
+    let rows = crate_map(&readme);
+    let layers: Vec<&str> = rows.iter().map(|row| row.name.as_str()).collect();
     assert!(layers.len() >= 10, "the crate map lists {layers:?}");
     let mut crates: Vec<String> = std::fs::read_dir(root.join("crates"))
         .unwrap()
@@ -42,33 +65,61 @@ fn the_crate_map_is_the_layering_of_the_cargo_files() {
         .collect();
     crates.sort();
     let mut listed = layers.clone();
-    listed.sort();
+    listed.sort_unstable();
     assert_eq!(
         listed, crates,
         "every crate has one row in the README's crate map"
     );
-    let mut downward = Vec::new();
-    for (layer, name) in layers.iter().enumerate() {
+    let mut wrong = Vec::new();
+    for (layer, row) in rows.iter().enumerate() {
+        for allowed in &row.allowed {
+            let at = layers.iter().position(|other| other == allowed);
+            if at.is_none_or(|at| at >= layer) {
+                wrong.push(format!(
+                    "{} may depend on {allowed}, not above it",
+                    row.name
+                ));
+            }
+        }
         let manifest =
-            std::fs::read_to_string(root.join("crates").join(name).join("Cargo.toml")).unwrap();
+            std::fs::read_to_string(root.join("crates").join(&row.name).join("Cargo.toml"))
+                .unwrap();
         for dependency in workspace_dependencies(&manifest) {
-            let below = layers.iter().position(|other| *other == dependency);
-            if below.is_none_or(|below| below >= layer) {
-                downward.push(format!("{name} -> {dependency}"));
+            if !row.allowed.contains(&dependency) {
+                wrong.push(format!(
+                    "{} -> {dependency}, which its row does not allow",
+                    row.name
+                ));
             }
         }
     }
     assert!(
-        downward.is_empty(),
-        "dependencies on crates at or below their own row of the crate map: {downward:?}"
+        wrong.is_empty(),
+        "the Cargo files break the crate map's layering: {wrong:?}"
     );
 }
 
 #[test]
 fn the_crate_map_and_the_dependencies_are_read_as_written() {
     // The two readers the check rests on, on a made-up map and manifest.
-    let map = crate_map("| `crates/flipzero-core` | x |\n| `crates/flipzero-report` | y |\n");
-    assert_eq!(map, ["flipzero-core", "flipzero-report"]);
+    let map = crate_map(
+        "| `crates/flipzero-core` | x | no workspace crate | done |\n\
+         | `crates/flipzero-report` | y | core, data | |\n",
+    );
+    let read: Vec<(&str, &[String])> = map
+        .iter()
+        .map(|row| (row.name.as_str(), row.allowed.as_slice()))
+        .collect();
+    assert_eq!(
+        read,
+        [
+            ("flipzero-core", &[][..]),
+            (
+                "flipzero-report",
+                &["flipzero-core".to_owned(), "flipzero-data".to_owned()][..]
+            )
+        ]
+    );
     let manifest = "[package]\nname = \"flipzero-core\"\n[dependencies]\nflipzero-report.workspace = true\nserde = \"1\"\n";
     assert_eq!(workspace_dependencies(manifest), ["flipzero-report"]);
 }

@@ -11,7 +11,7 @@ use flipzero_core::{Bitboard, Color, Game, Rules, variant::notation, with_width}
 use flipzero_engine::WeightsFile;
 use serde::{Deserialize, Serialize};
 
-use crate::agent::{AgentFactory, AgentSpec};
+use crate::agent::{AgentFactory, AgentSpec, NamedAgentSpec};
 use crate::elo::{PairResult, Rating, Sprt, SprtDecision, ratings};
 use crate::journal::{Journal, game_key};
 use crate::matches::{Ending, GameResult, Thinking, play_game, play_paired_resuming};
@@ -36,7 +36,7 @@ pub struct ArenaConfig {
     #[serde(default)]
     pub seed: u64,
     /// The agents, as `random`, `greedy`, `engine:depth=4`, `mcts:checkpoint=FILE`.
-    pub agents: Vec<String>,
+    pub agents: Vec<NamedAgentSpec>,
     /// How the agents meet.
     pub format: Format,
     /// Rounds of a Swiss tournament.
@@ -203,28 +203,21 @@ impl ArenaConfig {
     ///
     /// # Errors
     /// Bad TOML, unknown keys, too few agents for the format, an agent that does not parse.
-    pub fn parse(text: &str, name: &str) -> Result<(Self, Rules, Vec<AgentSpec>), ArenaError> {
+    pub fn parse(text: &str, name: &str) -> Result<(Self, Rules), ArenaError> {
         let invalid = |reason: String| ArenaError::Config(format!("{name}: {reason}"));
+        // The agents parse as the file is read; a bad one is named by serde's error.
         let config: ArenaConfig = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
         let rules = Rules::load(&config.variant, config.size)
             .map_err(|e| invalid(format!("variant `{}`: {e}", config.variant)))?;
-        let specs = config
-            .agents
-            .iter()
-            .map(|agent| agent.parse::<AgentSpec>())
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| invalid(format!("agents: {e}")))?;
+        let agent_count = config.agents.len();
         let needed = match config.format {
             Format::Match => (2, 2),
             _ => (2, 1000),
         };
-        if !(needed.0..=needed.1).contains(&specs.len()) {
+        if !(needed.0..=needed.1).contains(&agent_count) {
             return Err(invalid(format!(
                 "format {:?} needs {} to {} agents, not {}",
-                config.format,
-                needed.0,
-                needed.1,
-                specs.len()
+                config.format, needed.0, needed.1, agent_count
             )));
         }
         if config.format == Format::Swiss && config.rounds.is_none_or(|r| r == 0) {
@@ -233,7 +226,7 @@ impl ArenaConfig {
             ));
         }
         if let Some(anchor) = &config.anchor
-            && !config.agents.contains(anchor)
+            && !config.agents.iter().any(|agent| agent.name == *anchor)
         {
             return Err(invalid(format!(
                 "anchor `{anchor}` is not one of the agents"
@@ -283,7 +276,7 @@ impl ArenaConfig {
                     .into(),
             ));
         }
-        Ok((config, rules, specs))
+        Ok((config, rules))
     }
 }
 
@@ -296,18 +289,19 @@ impl ArenaConfig {
 pub fn run_arena(
     config: &ArenaConfig,
     rules: &Rules,
-    specs: &[AgentSpec],
     device: &Device,
     journal: Option<&Journal>,
     on_game: &(dyn Fn() + Sync),
 ) -> Result<ArenaReport, ArenaError> {
-    let factories = specs
+    let factories = config
+        .agents
         .iter()
-        .map(|spec| AgentFactory::new(spec, rules, device))
+        .map(|agent| AgentFactory::new(&agent.spec, rules, device))
         .collect::<Result<Vec<_>, _>>()?;
-    let perfect: Vec<bool> = specs
+    let perfect: Vec<bool> = config
+        .agents
         .iter()
-        .map(|spec| matches!(spec, AgentSpec::Perfect))
+        .map(|agent| matches!(agent.spec, AgentSpec::Perfect))
         .collect();
     with_width!(rules.square_count(), W => {
         run_with::<W>(config, rules, &factories, &perfect, journal, on_game)
@@ -480,7 +474,11 @@ fn run_with<W: Bitboard>(
             .map_err(|error| ArenaError::Config(format!("agent perfect: {error}")))?;
     }
     let clock = config.seconds_per_game.map(Duration::from_secs_f64);
-    let names = &config.agents;
+    let names: Vec<String> = config
+        .agents
+        .iter()
+        .map(|agent| agent.name.clone())
+        .collect();
     let mut pairs = Vec::new();
     let mut games = Vec::new();
     let mut points = vec![0.0f64; factories.len()];

@@ -519,12 +519,10 @@ fn perfect_play_past_the_solvers_reach_is_refused_with_the_empty_squares_named()
     // An arena with the perfect agent refuses openings past the reach before any game.
     let text = "variant = \"othello\"\nformat = \"match\"\nagents = [\"perfect\", \"random\"]\n\
                 [openings]\ncount = 2\nplies = 2\n";
-    let (config, rules, specs) =
-        flipzero_arena::competition::ArenaConfig::parse(text, "p.toml").unwrap();
+    let (config, rules) = flipzero_arena::competition::ArenaConfig::parse(text, "p.toml").unwrap();
     let error = flipzero_arena::competition::run_arena(
         &config,
         &rules,
-        &specs,
         &burn::tensor::Device::flex(),
         None,
         &|| {},

@@ -48,11 +48,13 @@ fn trained_checkpoint(rules: &Rules, path: &Path) {
         rows: usize::from(rules.rows()),
         cols: usize::from(rules.cols()),
         decisions: rules.decision_count(),
-        blocks: 1,
-        channels: 8,
-        value_hidden: 8,
-        policy_channels: 4,
-        value_channels: 2,
+        tower: flipzero_nn::Tower {
+            blocks: 1,
+            channels: 8,
+            value_hidden: 8,
+            policy_channels: 4,
+            value_channels: 2,
+        },
         torus: rules.is_torus(),
     };
     let train = TrainConfig {

@@ -197,15 +197,10 @@ fn sacrifice_repetitions_are_visible_and_hashed() {
 /// The game after random decisions.
 fn random_game<W: Bitboard>(rules: &Rules, seed: u64) -> Game<W> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut game = Game::<W>::try_start(rules, seed).unwrap();
-    for _ in 0..rng.random_range(0..30) {
-        let legal = game.legal_decisions(rules);
-        if legal.is_empty() {
-            break;
-        }
-        game = game.play_unchecked(rules, legal[rng.random_range(0..legal.len())]);
-    }
-    game
+    let decisions = rng.random_range(0..30);
+    Game::<W>::try_start(rules, seed)
+        .unwrap()
+        .play_randomly(rules, &mut rng, decisions)
 }
 
 #[test]

@@ -24,14 +24,8 @@ fn middle_games(rules: &Rules, count: u64) -> Vec<Game<u64>> {
     (0..count)
         .filter_map(|seed| {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            let mut game = Game::<u64>::start(rules);
-            for _ in 0..rng.random_range(4..14) {
-                let legal = game.legal_decisions(rules);
-                if legal.is_empty() {
-                    return None;
-                }
-                game = game.play_unchecked(rules, legal[rng.random_range(0..legal.len())]);
-            }
+            let decisions = rng.random_range(4..14);
+            let game = Game::<u64>::start(rules).play_randomly(rules, &mut rng, decisions);
             (!game.is_over()).then_some(game)
         })
         .collect()

@@ -30,29 +30,19 @@ fn engine<W: Bitboard>(rules: &Rules, config: SearchConfig) -> Engine<W> {
 /// A game after `decisions` random decisions (fewer if it ends first).
 fn random_game<W: Bitboard>(rules: &Rules, seed: u64, decisions: usize) -> Game<W> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut game = Game::<W>::try_start(rules, seed).unwrap();
-    for _ in 0..decisions {
-        let legal = game.legal_decisions(rules);
-        if legal.is_empty() {
-            break;
-        }
-        game = game.play_unchecked(rules, legal[rng.random_range(0..legal.len())]);
-    }
-    game
+    Game::<W>::try_start(rules, seed)
+        .unwrap()
+        .play_randomly(rules, &mut rng, decisions)
 }
 
 /// Plays random decisions until at most `empties` squares are empty or the game ends.
 fn random_endgame<W: Bitboard>(rules: &Rules, seed: u64, empties: u32) -> Game<W> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut game = Game::<W>::try_start(rules, seed).unwrap();
-    while game.empty().count() > empties || game.is_mid_turn() {
-        let legal = game.legal_decisions(rules);
-        if legal.is_empty() {
-            break;
-        }
-        game = game.play_unchecked(rules, legal[rng.random_range(0..legal.len())]);
-    }
-    game
+    Game::<W>::try_start(rules, seed)
+        .unwrap()
+        .play_randomly_until(rules, &mut rng, |game| {
+            game.empty().count() <= empties && !game.is_mid_turn()
+        })
 }
 
 #[test]

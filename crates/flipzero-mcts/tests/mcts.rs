@@ -5,7 +5,7 @@ use flipzero_engine::{Engine, SearchConfig, WeightsFile};
 use flipzero_mcts::{
     Evaluation, Evaluator, Mcts, MctsConfig, SearchKind, UniformEvaluator, search_many,
 };
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 fn exact_engine<W: Bitboard>(rules: &Rules) -> Engine<W> {
@@ -36,12 +36,11 @@ fn exact_values<W: Bitboard>(rules: &Rules, game: &Game<W>) -> Vec<(Decision, i3
 /// Random decisions until at most `empties` squares are empty.
 fn endgame<W: Bitboard>(rules: &Rules, seed: u64, empties: u32) -> Game<W> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut game = Game::<W>::try_start(rules, seed).unwrap();
-    while (game.empty().count() > empties || game.is_mid_turn()) && !game.is_over() {
-        let legal = game.legal_decisions(rules);
-        game = game.play_unchecked(rules, legal[rng.random_range(0..legal.len())]);
-    }
-    game
+    Game::<W>::try_start(rules, seed)
+        .unwrap()
+        .play_randomly_until(rules, &mut rng, |game| {
+            game.empty().count() <= empties && !game.is_mid_turn()
+        })
 }
 
 /// Endgames of `empties` squares (random decisions from the start, seeds 0..30) where some

@@ -82,7 +82,11 @@ fn check_weights_size(net: &NetConfig, weight_bytes: usize) -> Result<(), String
             "the metadata declares a network of {declared} weights ({} blocks of {} channels, \
              heads of {} policy and {} value channels, {} hidden value units), more than the \
              {weight_bytes} bytes of weights hold",
-            net.blocks, net.channels, net.policy_channels, net.value_channels, net.value_hidden
+            net.tower.blocks,
+            net.tower.channels,
+            net.tower.policy_channels,
+            net.tower.value_channels,
+            net.tower.value_hidden
         ));
     }
     Ok(())
@@ -95,11 +99,11 @@ fn check_meta(meta: &CheckpointMeta) -> Result<(), String> {
     let limits = [
         ("rows", net.rows, 16),
         ("cols", net.cols, 16),
-        ("blocks", net.blocks, 128),
-        ("channels", net.channels, 1024),
-        ("value_hidden", net.value_hidden, 4096),
-        ("policy_channels", net.policy_channels, 256),
-        ("value_channels", net.value_channels, 256),
+        ("blocks", net.tower.blocks, 128),
+        ("channels", net.tower.channels, 1024),
+        ("value_hidden", net.tower.value_hidden, 4096),
+        ("policy_channels", net.tower.policy_channels, 256),
+        ("value_channels", net.tower.value_channels, 256),
         ("input_planes", net.input_planes, 1024),
     ];
     for (name, value, most) in limits {
@@ -137,6 +141,37 @@ fn check_meta(meta: &CheckpointMeta) -> Result<(), String> {
 }
 
 /// Reads a checkpoint and rebuilds its network on `device`.
+///
+/// ```
+/// use burn::tensor::Device;
+/// use flipzero_core::Preset;
+/// use flipzero_data::{ENCODER_VERSION, Encoder};
+/// use flipzero_nn::{CheckpointMeta, NetConfig, Tower, checkpoint};
+///
+/// let rules = Preset::Othello.rules(Some(6))?;
+/// let (input_planes, rows, cols) = Encoder::new(&rules).shape();
+/// let tower = Tower { blocks: 1, channels: 8, value_hidden: 8, policy_channels: 2, value_channels: 1 };
+/// let net = NetConfig { input_planes, rows, cols, decisions: rules.decision_count(), tower, torus: false };
+/// let meta = CheckpointMeta {
+///     rules: rules.spec().clone(),
+///     encoder_version: ENCODER_VERSION,
+///     net: net.clone(),
+///     step: 0,
+/// };
+/// let device = Device::flex();
+/// let path = std::env::temp_dir().join(format!("flipzero-load-{}.ckpt", std::process::id()));
+/// checkpoint::save(&path, &meta, &net.init(&device), None)?;
+/// let loaded = checkpoint::load(&path, &device)?;
+/// assert_eq!(loaded.meta, meta);
+/// // A damaged file is refused with its path, never half read.
+/// let mut bytes = std::fs::read(&path)?;
+/// let middle = bytes.len() / 2;
+/// bytes[middle] ^= 0xff;
+/// std::fs::write(&path, &bytes)?;
+/// assert!(checkpoint::load(&path, &device).unwrap_err().to_string().contains("flipzero-load"));
+/// std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 ///
 /// # Errors
 /// An unreadable file, a wrong magic number or version, a truncated or corrupt file, or

@@ -502,7 +502,7 @@ fn architecture(config: &NetConfig) -> Vec<String> {
         "bn = batch normalisation with running statistics, epsilon 1e-5".to_owned(),
         "x = relu(stem.norm(stem.conv(planes)))   (3 x 3)".to_owned(),
     ];
-    for block in 0..config.blocks {
+    for block in 0..config.tower.blocks {
         layers.push(format!(
             "x = relu(tower.{block}.second.norm(tower.{block}.second.conv(relu(\
              tower.{block}.first.norm(tower.{block}.first.conv(x))))) + x)   (3 x 3)"
@@ -512,13 +512,13 @@ fn architecture(config: &NetConfig) -> Vec<String> {
         format!(
             "p = relu(policy_conv.norm(policy_conv.conv(x)))   (1 x 1, {channels} channels), \
              flattened [batch, {channels} * rows * cols] channel-major",
-            channels = config.policy_channels
+            channels = config.tower.policy_channels
         ),
         "policy_logits = linear policy(p)".to_owned(),
         format!(
             "v = relu(value_conv.norm(value_conv.conv(x)))   (1 x 1, {channels} channels), \
              flattened [batch, {channels} * rows * cols] channel-major",
-            channels = config.value_channels
+            channels = config.tower.value_channels
         ),
         "h = relu(linear value_hidden(v))".to_owned(),
         "wdl_logits = linear wdl(h); score = tanh(linear score(h))".to_owned(),

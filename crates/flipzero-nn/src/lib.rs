@@ -15,4 +15,4 @@ pub mod ops;
 pub use checkpoint::{Checkpoint, CheckpointMeta};
 pub use evaluator::NetEvaluator;
 pub use export::{ExportError, ExportFormat, ExportOptions, export};
-pub use net::{NetConfig, NetOutput, PolicyValueNet};
+pub use net::{NetConfig, NetOutput, PolicyValueNet, Tower};

@@ -11,9 +11,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::ops::{self, batch_norm, conv_norm_relu, same_convolution};
 
-/// The shape of a network: its input, its tower and its heads.
+/// The shape of a network: its input (from the rules and the encoder), its tower and its
+/// heads ([`Tower`], the part a run config chooses).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct NetConfig {
     /// Input planes (`flipzero_data::encoder::PLANES.len()` for the current encoder).
     pub input_planes: usize,
@@ -23,6 +23,20 @@ pub struct NetConfig {
     pub cols: usize,
     /// Size of the rules' decision set (the policy's outputs).
     pub decisions: usize,
+    /// The residual tower and the heads, written as keys of the same object.
+    #[serde(flatten)]
+    pub tower: Tower,
+    /// Whether the board wraps around (biversi's torus): the 3x3 convolutions then read
+    /// across the edges, padding each with the opposite edge's squares instead of zeros, so
+    /// that squares the rules make neighbours are neighbours to the network too.
+    #[serde(default)]
+    pub torus: bool,
+}
+
+/// The chosen part of a network's shape: the residual tower and the widths of its heads
+/// (a run config's `[network]` table).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tower {
     /// Residual blocks in the tower.
     pub blocks: usize,
     /// Channels of the tower.
@@ -36,11 +50,6 @@ pub struct NetConfig {
     /// value has to pass through one number a square).
     #[serde(default = "default_value_channels")]
     pub value_channels: usize,
-    /// Whether the board wraps around (biversi's torus): the 3x3 convolutions then read
-    /// across the edges, padding each with the opposite edge's squares instead of zeros, so
-    /// that squares the rules make neighbours are neighbours to the network too.
-    #[serde(default)]
-    pub torus: bool,
 }
 
 /// The policy head's channels of networks saved before they could be set.
@@ -245,13 +254,13 @@ impl NetConfig {
             value_channels,
         ] = [
             self.input_planes,
-            self.channels,
+            self.tower.channels,
             self.rows * self.cols,
             self.decisions,
-            self.blocks,
-            self.value_hidden,
-            self.policy_channels,
-            self.value_channels,
+            self.tower.blocks,
+            self.tower.value_hidden,
+            self.tower.policy_channels,
+            self.tower.value_channels,
         ]
         .map(|size| size as u64);
         let conv_norm = |input: u64, output: u64, kernel: u64| input * output * kernel + 4 * output;
@@ -270,20 +279,24 @@ impl NetConfig {
     pub fn init(&self, device: &Device) -> PolicyValueNet {
         let squares = self.rows * self.cols;
         PolicyValueNet {
-            stem: ConvNorm::new(self.input_planes, self.channels, 3, device),
-            tower: (0..self.blocks)
+            stem: ConvNorm::new(self.input_planes, self.tower.channels, 3, device),
+            tower: (0..self.tower.blocks)
                 .map(|_| ResidualBlock {
-                    first: ConvNorm::new(self.channels, self.channels, 3, device),
-                    second: ConvNorm::new(self.channels, self.channels, 3, device),
+                    first: ConvNorm::new(self.tower.channels, self.tower.channels, 3, device),
+                    second: ConvNorm::new(self.tower.channels, self.tower.channels, 3, device),
                 })
                 .collect(),
-            policy_conv: ConvNorm::new(self.channels, self.policy_channels, 1, device),
-            policy: LinearConfig::new(self.policy_channels * squares, self.decisions).init(device),
-            value_conv: ConvNorm::new(self.channels, self.value_channels, 1, device),
-            value_hidden: LinearConfig::new(self.value_channels * squares, self.value_hidden)
+            policy_conv: ConvNorm::new(self.tower.channels, self.tower.policy_channels, 1, device),
+            policy: LinearConfig::new(self.tower.policy_channels * squares, self.decisions)
                 .init(device),
-            wdl: LinearConfig::new(self.value_hidden, 3).init(device),
-            score: LinearConfig::new(self.value_hidden, 1).init(device),
+            value_conv: ConvNorm::new(self.tower.channels, self.tower.value_channels, 1, device),
+            value_hidden: LinearConfig::new(
+                self.tower.value_channels * squares,
+                self.tower.value_hidden,
+            )
+            .init(device),
+            wdl: LinearConfig::new(self.tower.value_hidden, 3).init(device),
+            score: LinearConfig::new(self.tower.value_hidden, 1).init(device),
             torus: self.torus,
         }
     }
@@ -358,11 +371,13 @@ mod tests {
             rows: 6,
             cols: 5,
             decisions: 31,
-            blocks: 2,
-            channels: 16,
-            value_hidden: 8,
-            policy_channels: 2,
-            value_channels: 1,
+            tower: Tower {
+                blocks: 2,
+                channels: 16,
+                value_hidden: 8,
+                policy_channels: 2,
+                value_channels: 1,
+            },
             torus,
         }
     }
@@ -379,10 +394,13 @@ mod tests {
         let config = config_on(false);
         assert_eq!(config.weight_count(), net(&device).num_params() as u64);
         let wide = NetConfig {
-            policy_channels: 3,
-            value_channels: 4,
-            value_hidden: 32,
-            blocks: 3,
+            tower: Tower {
+                policy_channels: 3,
+                value_channels: 4,
+                value_hidden: 32,
+                blocks: 3,
+                ..config.tower.clone()
+            },
             ..config
         };
         assert_eq!(wide.weight_count(), wide.init(&device).num_params() as u64);
@@ -392,10 +410,16 @@ mod tests {
     fn configs_saved_before_the_head_widths_load_with_alphazero_heads() {
         let old = r#"{"input_planes":25,"rows":6,"cols":6,"decisions":37,"blocks":4,"channels":48,"value_hidden":64}"#;
         let config: NetConfig = serde_json::from_str(old).unwrap();
-        assert_eq!((config.policy_channels, config.value_channels), (2, 1));
+        assert_eq!(
+            (config.tower.policy_channels, config.tower.value_channels),
+            (2, 1)
+        );
         let wide = NetConfig {
-            policy_channels: 8,
-            value_channels: 4,
+            tower: Tower {
+                policy_channels: 8,
+                value_channels: 4,
+                ..config.tower.clone()
+            },
             ..config
         };
         let device = Device::default();

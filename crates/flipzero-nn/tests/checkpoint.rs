@@ -16,11 +16,13 @@ fn meta() -> CheckpointMeta {
             rows: 6,
             cols: 6,
             decisions: rules.decision_count(),
-            blocks: 1,
-            channels: 8,
-            value_hidden: 16,
-            policy_channels: 2,
-            value_channels: 1,
+            tower: flipzero_nn::Tower {
+                blocks: 1,
+                channels: 8,
+                value_hidden: 16,
+                policy_channels: 2,
+                value_channels: 1,
+            },
             torus: false,
         },
         step: 42,
@@ -115,7 +117,7 @@ fn a_checkpoint_round_trip_gives_identical_outputs_and_damage_is_named() {
     );
     // Metadata that describes another (smaller) network than the weights.
     let mut other = meta.clone();
-    other.net.channels = 4;
+    other.net.tower.channels = 4;
     let other_path = directory.join("other.ckpt");
     save(&other_path, &other, &other.net.init(&device), None).unwrap();
     let other_bytes = std::fs::read(&other_path).unwrap();
@@ -138,12 +140,12 @@ fn a_checkpoint_round_trip_gives_identical_outputs_and_damage_is_named() {
         file
     };
     let mut huge = meta.clone();
-    huge.net.channels = 1_000_000;
+    huge.net.tower.channels = 1_000_000;
     assert!(refused(&with_meta(&huge)).contains("network channels = 1000000"));
     // In range, but far larger than the weights that follow: refused before it is built
     // (128 blocks of 1,024 channels would be some 10 GB).
     let mut large = meta.clone();
-    (large.net.blocks, large.net.channels) = (128, 1024);
+    (large.net.tower.blocks, large.net.tower.channels) = (128, 1024);
     let error = refused(&with_meta(&large));
     assert!(
         error.contains("(128 blocks of 1024 channels") && error.contains("bytes of weights"),
@@ -152,7 +154,10 @@ fn a_checkpoint_round_trip_gives_identical_outputs_and_damage_is_named() {
     // The heads count too: a value head of 256 channels into 4,096 hidden units over the
     // test's small tower would be some 150 MB.
     let mut wide_heads = meta.clone();
-    (wide_heads.net.value_channels, wide_heads.net.value_hidden) = (256, 4096);
+    (
+        wide_heads.net.tower.value_channels,
+        wide_heads.net.tower.value_hidden,
+    ) = (256, 4096);
     let error = refused(&with_meta(&wide_heads));
     assert!(
         error.contains("256 value channels, 4096 hidden value units")

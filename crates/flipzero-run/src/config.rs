@@ -8,6 +8,7 @@ use flipzero_arena::NamedAgentSpec;
 use flipzero_core::Rules;
 use flipzero_data::files::FileError;
 use flipzero_mcts::{MctsConfig, SearchKind};
+use flipzero_nn::Tower;
 use flipzero_selfplay::SelfPlayConfig;
 use flipzero_train::TrainConfig;
 use serde::{Deserialize, Serialize};
@@ -24,8 +25,8 @@ pub struct RunConfig {
     /// Seed of everything the run draws at random (game starts, searches, batches).
     #[serde(default)]
     pub seed: u64,
-    /// The network's shape.
-    pub network: NetworkSection,
+    /// The network's tower and heads (its input and outputs follow from the rules).
+    pub network: Tower,
     /// Self-play.
     pub selfplay: SelfPlaySection,
     /// Training.
@@ -35,24 +36,6 @@ pub struct RunConfig {
     /// When `flipzero loop` stops.
     #[serde(default, rename = "loop")]
     pub stop: StopSection,
-}
-
-/// The network's shape (its input and outputs follow from the rules).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NetworkSection {
-    /// Residual blocks.
-    pub blocks: usize,
-    /// Channels of the tower.
-    pub channels: usize,
-    /// Width of the value heads' hidden layer.
-    pub value_hidden: usize,
-    /// Channels of the policy head's 1x1 convolution.
-    #[serde(default = "flipzero_nn::net::default_policy_channels")]
-    pub policy_channels: usize,
-    /// Channels of the value head's 1x1 convolution.
-    #[serde(default = "flipzero_nn::net::default_value_channels")]
-    pub value_channels: usize,
 }
 
 /// Self-play settings: the loop's own, then those of [`SelfPlayConfig`] and its search
@@ -431,11 +414,7 @@ impl ValidConfig {
             rows,
             cols,
             decisions: self.rules.decision_count(),
-            blocks: self.settings.network.blocks,
-            channels: self.settings.network.channels,
-            value_hidden: self.settings.network.value_hidden,
-            policy_channels: self.settings.network.policy_channels,
-            value_channels: self.settings.network.value_channels,
+            tower: self.settings.network.clone(),
             torus: self.rules.is_torus(),
         }
     }

@@ -11,7 +11,7 @@ pub mod slurm;
 mod stages;
 pub mod workers;
 
-pub use config::{RunConfig, Schedule, ValidConfig};
+pub use config::{RunConfig, Schedule, StopSection, ValidConfig};
 pub use flipzero_mcts::SearchKind;
 pub use flipzero_rundir::{Record, RunDir, WorkerId};
 pub use flipzero_selfplay::parse_range;

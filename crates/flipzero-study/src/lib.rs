@@ -26,7 +26,7 @@ use flipzero_arena::{
 use flipzero_core::{Bitboard, Game, Preset, Rules, with_width};
 use flipzero_data::files::{FileError, write_atomically};
 use flipzero_engine::{ExactSolver, SearchConfig, WeightsFile};
-use flipzero_run::{Progress, Run, RunConfig, RunDir, RunError};
+use flipzero_run::{Progress, Run, RunConfig, RunDir, RunError, StopSection};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -49,27 +49,15 @@ pub struct StudyConfig {
     /// studied, shown in the table where the file has it.
     #[serde(default)]
     pub start_values: Option<PathBuf>,
-    /// The equal budget of every preset's run.
-    pub budget: BudgetSection,
+    /// The equal budget of every preset's run: the run config's `[loop]` table (the first
+    /// of iterations and minutes reached stops a run; `cpu_clock_cores` counts run time as
+    /// CPU time, so that every preset gets the same work however busy the machine).
+    pub budget: StopSection,
     /// The run config every preset shares: its `network`, `selfplay`, `train` sections (as
     /// in `configs/runs/`); `variant`, `size`, `seed` and the budget are set per preset.
     pub run: toml::Table,
     /// How each preset is measured.
     pub measure: MeasureSection,
-}
-
-/// The training budget per preset (the first reached stops a run).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BudgetSection {
-    /// Loop iterations (self-play games then training steps, as the run config says).
-    pub iterations: Option<u64>,
-    /// Run time in minutes.
-    pub minutes: Option<f64>,
-    /// Count run time as this process's CPU time divided by this many cores (`[loop]
-    /// cpu_clock_cores`), so that every preset gets the same work however busy the machine.
-    #[serde(default)]
-    pub cpu_clock_cores: Option<u32>,
 }
 
 /// The measurements.
@@ -126,7 +114,7 @@ pub struct PresetResult {
     /// Board rows and columns studied.
     pub board: (u8, u8),
     /// The budget it was measured under (a changed budget measures again).
-    pub budget: BudgetSection,
+    pub budget: StopSection,
     /// How it was measured (changed settings measure again).
     pub measure: MeasureSection,
     /// The run config it was trained with (a changed one measures again).
@@ -330,16 +318,8 @@ impl StudyConfig {
         let seed = i64::try_from(self.seed)
             .map_err(|_| FileError::invalid(Path::new(preset), "seed: at most 2^63 - 1"))?;
         table.insert("seed".into(), seed.into());
-        let mut stop = toml::Table::new();
-        if let Some(iterations) = self.budget.iterations {
-            stop.insert("iterations".into(), (iterations as i64).into());
-        }
-        if let Some(minutes) = self.budget.minutes {
-            stop.insert("minutes".into(), minutes.into());
-        }
-        if let Some(cores) = self.budget.cpu_clock_cores {
-            stop.insert("cpu_clock_cores".into(), i64::from(cores).into());
-        }
+        let stop = toml::Table::try_from(&self.budget)
+            .map_err(|e| FileError::invalid(Path::new(preset), format!("budget: {e}")))?;
         table.insert("loop".into(), stop.into());
         // The study measures at the end; no evaluation matches during the budget.
         let evaluate = toml::toml! {
@@ -1131,7 +1111,7 @@ fn write_report(
     Ok(path)
 }
 
-fn budget_text(budget: &BudgetSection) -> String {
+fn budget_text(budget: &StopSection) -> String {
     let clock = budget.cpu_clock_cores.map_or(String::new(), |cores| {
         format!(" (minutes of CPU time per core on {cores} cores: the work of that time on {cores} idle cores)")
     });

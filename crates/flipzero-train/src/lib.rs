@@ -5,7 +5,7 @@
 //! use burn::tensor::Device;
 //! use flipzero_core::{Game, Preset};
 //! use flipzero_data::{Encoder, Sample};
-//! use flipzero_nn::{NetConfig, checkpoint};
+//! use flipzero_nn::{NetConfig, Tower, checkpoint};
 //! use flipzero_train::{TrainConfig, Trainer};
 //!
 //! let rules = Preset::Othello.rules(Some(6))?;
@@ -13,7 +13,7 @@
 //! let net = NetConfig {
 //!     input_planes, rows, cols,
 //!     decisions: rules.decision_count(),
-//!     blocks: 1, channels: 8, value_hidden: 8, policy_channels: 2, value_channels: 1,
+//!     tower: Tower { blocks: 1, channels: 8, value_hidden: 8, policy_channels: 2, value_channels: 1 },
 //!     torus: rules.is_torus(),
 //! };
 //! let mut trainer = Trainer::new(&rules, &net, TrainConfig::default(), &Device::flex());

@@ -16,13 +16,12 @@ pub(crate) fn run_config_journalled(
     name: &str,
     journal: Option<&std::path::Path>,
 ) -> (ArenaReport, Rules) {
-    let (config, rules, specs) =
+    let (config, rules) =
         ArenaConfig::parse(text, name).unwrap_or_else(|error| panic!("{name}: {error}"));
     let journal = journal.map(|path| Journal::open(path, &rules).unwrap());
     let report = run_arena(
         &config,
         &rules,
-        &specs,
         &burn::tensor::Device::flex(),
         journal.as_ref(),
         &|| {},

@@ -34,7 +34,7 @@ pub(crate) struct ArenaArgs {
 pub(crate) fn run(args: &ArenaArgs) -> anyhow::Result<()> {
     let name = args.config.display().to_string();
     let text = std::fs::read_to_string(&args.config).with_context(|| format!("reading {name}"))?;
-    let (config, rules, specs) = ArenaConfig::parse(&text, &name)?;
+    let (config, rules) = ArenaConfig::parse(&text, &name)?;
     let journal = match &args.games {
         Some(path) => Some(Journal::open(&journal_path(path), &rules)?),
         None => None,
@@ -49,7 +49,6 @@ pub(crate) fn run(args: &ArenaArgs) -> anyhow::Result<()> {
     let report = run_arena(
         &config,
         &rules,
-        &specs,
         &Device::default(),
         journal.as_ref(),
         &|| bar.inc(1),
@@ -71,7 +70,12 @@ pub(crate) fn run(args: &ArenaArgs) -> anyhow::Result<()> {
         }
     }
     if let Some(folder) = &args.report {
-        write_report(folder, &config.agents, &report)?;
+        let names: Vec<String> = config
+            .agents
+            .iter()
+            .map(|agent| agent.name.clone())
+            .collect();
+        write_report(folder, &names, &report)?;
     }
     print_report(&report, args.json)
 }

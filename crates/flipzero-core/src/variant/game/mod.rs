@@ -1078,6 +1078,33 @@ impl<W: Bitboard> Game<W> {
         Ok(self.play_unchecked(rules, decision))
     }
 
+    /// The game after uniformly random decisions until `stop` holds for the game reached or
+    /// the game ends: the random positions of tests, benches and fitting data.
+    pub fn play_randomly_until(
+        mut self,
+        rules: &Rules,
+        rng: &mut impl rand::Rng,
+        mut stop: impl FnMut(&Self) -> bool,
+    ) -> Self {
+        while !self.is_over() && !stop(&self) {
+            let legal = self.legal_decisions(rules);
+            if legal.is_empty() {
+                break;
+            }
+            self = self.play_unchecked(rules, legal[rng.random_range(0..legal.len())]);
+        }
+        self
+    }
+
+    /// The game after `count` uniformly random decisions (fewer when it ends first).
+    pub fn play_randomly(self, rules: &Rules, rng: &mut impl rand::Rng, count: usize) -> Self {
+        let mut played = 0;
+        self.play_randomly_until(rules, rng, |_| {
+            played += 1;
+            played > count
+        })
+    }
+
     /// Plays a decision from [`Game::legal_decisions`] without checking it.
     pub fn play_unchecked(&self, rules: &Rules, decision: Decision) -> Self {
         let mut next = self.clone();

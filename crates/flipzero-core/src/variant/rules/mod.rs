@@ -370,6 +370,26 @@ impl Rules {
     /// given with a path changes only the file's board; size-dependent values in the file
     /// (a line length, supplies) stay as written.
     ///
+    /// ```
+    /// use flipzero_core::Rules;
+    ///
+    /// // A preset by name, on the board side it allows.
+    /// let anti = Rules::load("anti", Some(6))?;
+    /// assert_eq!(anti.square_count(), 36);
+    /// // A rules file by path: a side given with it changes only the board.
+    /// let folder = std::env::temp_dir().join(format!("flipzero-doc-{}", std::process::id()));
+    /// std::fs::create_dir_all(&folder)?;
+    /// let path = folder.join("komi.toml");
+    /// std::fs::write(&path, "komi = { fixed = -2.5 }\n")?;
+    /// let komi = Rules::load(path.to_str().unwrap(), Some(4))?;
+    /// assert_eq!(komi.square_count(), 16);
+    /// // An unknown name is refused, naming it.
+    /// let error = Rules::load("otello", None).unwrap_err();
+    /// assert!(error.to_string().contains("otello"), "{error}");
+    /// std::fs::remove_dir_all(&folder)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
     /// # Errors
     /// An unknown name, an unreadable file, or invalid rules.
     pub fn load(name_or_path: &str, side: Option<u8>) -> Result<Self, RulesError> {
