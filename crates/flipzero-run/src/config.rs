@@ -82,7 +82,9 @@ pub enum Schedule {
     Budget,
 }
 
-/// The evaluation match run after each training stage.
+/// The evaluation match run after each training stage. Its search keys are the few in which
+/// the network's agent differs from self-play's search (`ValidConfig::evaluate_mcts`); every
+/// other search setting (`c_puct`, ...) is self-play's, so that the two cannot drift apart.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EvaluateSection {
