@@ -63,7 +63,7 @@ fn trained_checkpoint(rules: &Rules, path: &Path) {
     };
     let mut trainer = Trainer::new(rules, &net, train, &Device::flex());
     for batch in samples.chunks(32).take(4) {
-        trainer.train_step::<u64>(batch).unwrap();
+        trainer.train_step(batch).unwrap();
     }
     trainer.save(path).unwrap();
 }

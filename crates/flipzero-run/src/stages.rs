@@ -441,14 +441,6 @@ impl Run {
     /// # Errors
     /// Unreadable checkpoints or shards, too few samples, a sample that does not fit.
     pub fn train(&self, steps: u64, progress: &dyn Progress) -> Result<Record, RunError> {
-        with_width!(self.rules().square_count(), W => self.train_with::<W>(steps, progress))
-    }
-
-    fn train_with<W: Bitboard>(
-        &self,
-        steps: u64,
-        progress: &dyn Progress,
-    ) -> Result<Record, RunError> {
         let _one_trainer = self.dir.lock_training()?;
         let step = self.ensure_checkpoint()?;
         let train = &self.config.settings.train;
@@ -504,7 +496,7 @@ impl Run {
             let batch: Vec<Sample> = (0..train.batch_size)
                 .map(|_| window[rng.random_range(0..window.len())].clone())
                 .collect();
-            let losses = trainer.train_step::<W>(&batch)?;
+            let losses = trainer.train_step(&batch)?;
             sums[0] += f64::from(losses.policy);
             sums[1] += f64::from(losses.wdl);
             sums[2] += f64::from(losses.score);

@@ -116,7 +116,7 @@ fn main() {
     let mut since = 0;
     for step in 1..=steps {
         let batch: Vec<Sample> = fitted.choose_multiple(&mut rng, 128).cloned().collect();
-        let losses = or_exit(trainer.train_step::<u64>(&batch), "training sample");
+        let losses = or_exit(trainer.train_step(&batch), "training sample");
         sum.policy += losses.policy;
         sum.wdl += losses.wdl;
         sum.score += losses.score;
@@ -157,7 +157,7 @@ fn measure(
     let chunks = samples.chunks(512).count().max(1) as f32;
     let net = trainer.net().valid();
     for chunk in samples.chunks(512) {
-        let losses = or_exit(trainer.evaluate::<u64>(chunk), "sample");
+        let losses = or_exit(trainer.evaluate(chunk), "sample");
         policy += losses.policy;
         wdl += losses.wdl;
         let (planes, rows, cols) = encoder.shape();

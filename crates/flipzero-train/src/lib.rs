@@ -27,7 +27,7 @@
 //!     score: 4.0,
 //!     solved: false,
 //! };
-//! let losses = trainer.train_step::<u64>(&vec![sample; 16])?;
+//! let losses = trainer.train_step(&vec![sample; 16])?;
 //! assert!(losses.total.is_finite() && losses.policy > 0.0);
 //! // A checkpoint keeps the network, its rules and the step.
 //! let path = std::env::temp_dir().join(format!("flipzero-doc-{}.ckpt", std::process::id()));
@@ -42,7 +42,7 @@ use burn::module::Module;
 use burn::optim::{AdamConfig, AdamWConfig, GradientsParams, ModuleOptimizer};
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Bytes, Device, Tensor, TensorData};
-use flipzero_core::{Bitboard, Game, Rules};
+use flipzero_core::{Bitboard, Game, Rules, with_width};
 use flipzero_data::files::FileError;
 use flipzero_data::{Encoder, Sample, decision_preserving_symmetries, policy_permutation};
 use flipzero_nn::checkpoint;
@@ -393,14 +393,18 @@ impl Trainer {
         self.last_learning_rate
     }
 
-    /// One optimizer step on a batch; returns its losses before the step.
+    /// One optimizer step on a batch; returns its losses before the step. The positions are
+    /// read at the width of the trainer's rules, so callers need not know it.
     ///
     /// # Errors
     /// A sample whose position does not parse under the rules, or whose targets are out of
     /// range.
-    pub fn train_step<W: Bitboard>(&mut self, samples: &[Sample]) -> Result<Losses, SampleError> {
+    pub fn train_step(&mut self, samples: &[Sample]) -> Result<Losses, SampleError> {
+        let squares = self.rules.square_count();
         // The network's kernels split their work over the rayon pool, best from its threads.
-        let losses = flipzero_nn::ops::on_pool(|| self.train_step_here::<W>(samples));
+        let losses = flipzero_nn::ops::on_pool(
+            || with_width!(squares, W => self.train_step_here::<W>(samples)),
+        );
         // Batch norms keep each thread's update of their running statistics apart until they
         // are merged, and the pool may run the next step on another thread, which would read
         // stale statistics; `valid` merges them (its copy of the network is dropped).
@@ -423,9 +427,9 @@ impl Trainer {
     ///
     /// # Errors
     /// As [`Trainer::train_step`].
-    pub fn evaluate<W: Bitboard>(&mut self, samples: &[Sample]) -> Result<Losses, SampleError> {
+    pub fn evaluate(&mut self, samples: &[Sample]) -> Result<Losses, SampleError> {
         let augment = std::mem::replace(&mut self.config.augment, false);
-        let batch = self.batch::<W>(samples);
+        let batch = with_width!(self.rules.square_count(), W => self.batch::<W>(samples));
         self.config.augment = augment;
         let net = self.net.valid();
         Ok(self.losses(&net, batch?).1)

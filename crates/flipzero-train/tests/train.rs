@@ -65,15 +65,13 @@ fn steps_on_self_play_samples_lower_the_loss() {
     let device = Device::flex();
     device.seed(11);
     let mut trainer = Trainer::new(&rules, &net, train, &device);
-    let before = trainer.evaluate::<u64>(&samples).unwrap();
+    let before = trainer.evaluate(&samples).unwrap();
     let rounds = 100;
     for round in 0..rounds {
         let start = (round * 48) % (samples.len() - 48);
-        trainer
-            .train_step::<u64>(&samples[start..start + 48])
-            .unwrap();
+        trainer.train_step(&samples[start..start + 48]).unwrap();
     }
-    let after = trainer.evaluate::<u64>(&samples).unwrap();
+    let after = trainer.evaluate(&samples).unwrap();
     assert_eq!(trainer.step(), rounds as u64);
     assert!(after.total < before.total, "{before:?} -> {after:?}");
     assert!(
@@ -83,13 +81,13 @@ fn steps_on_self_play_samples_lower_the_loss() {
 
     let mut bad = samples[..3].to_vec();
     bad[1].position = "not a position".to_owned();
-    let error = trainer.train_step::<u64>(&bad).unwrap_err().to_string();
+    let error = trainer.train_step(&bad).unwrap_err().to_string();
     assert!(error.starts_with("sample 1:"), "{error}");
     let mut bad = samples[..3].to_vec();
     bad[2].outcome = 4;
     assert!(
         trainer
-            .train_step::<u64>(&bad)
+            .train_step(&bad)
             .unwrap_err()
             .to_string()
             .contains("outcome 4")
@@ -123,7 +121,7 @@ fn targets_land_on_the_right_outputs() {
     let device = Device::flex();
     let mut trainer = Trainer::new(&rules, &net, train, &device);
     for _ in 0..80 {
-        trainer.train_step::<u64>(&vec![sample.clone(); 4]).unwrap();
+        trainer.train_step(&vec![sample.clone(); 4]).unwrap();
     }
     let encoder = Encoder::new(&rules);
     let (planes, rows, cols) = encoder.shape();
@@ -160,7 +158,7 @@ fn a_saved_trainer_resumes_with_its_step_and_optimizer_state() {
     let device = Device::flex();
     let mut trainer = Trainer::new(&rules, &net, train.clone(), &device);
     for _ in 0..5 {
-        trainer.train_step::<u64>(&samples).unwrap();
+        trainer.train_step(&samples).unwrap();
     }
     let directory = std::env::temp_dir().join(format!("flipzero-resume-{}", std::process::id()));
     std::fs::create_dir_all(&directory).unwrap();
@@ -168,18 +166,18 @@ fn a_saved_trainer_resumes_with_its_step_and_optimizer_state() {
     trainer.save(&path).unwrap();
     let mut resumed = Trainer::load(&path, train.clone(), &device).unwrap();
     assert_eq!(resumed.step(), 5);
-    trainer.train_step::<u64>(&samples).unwrap();
-    resumed.train_step::<u64>(&samples).unwrap();
+    trainer.train_step(&samples).unwrap();
+    resumed.train_step(&samples).unwrap();
     let (a, b) = (
-        trainer.evaluate::<u64>(&samples).unwrap(),
-        resumed.evaluate::<u64>(&samples).unwrap(),
+        trainer.evaluate(&samples).unwrap(),
+        resumed.evaluate(&samples).unwrap(),
     );
     assert!((a.total - b.total).abs() < 1e-4, "{a:?} vs {b:?}");
     // A fresh optimizer (Adam's moments lost) takes a visibly different step.
     let loaded = flipzero_nn::checkpoint::load(&path, &device).unwrap();
     let mut fresh = Trainer::resume(&rules, &net, loaded.net, 5, train, &device);
-    fresh.train_step::<u64>(&samples).unwrap();
-    let c = fresh.evaluate::<u64>(&samples).unwrap();
+    fresh.train_step(&samples).unwrap();
+    let c = fresh.evaluate(&samples).unwrap();
     assert!(
         (a.total - c.total).abs() > 1e-4,
         "the optimizer state made no difference"
@@ -219,9 +217,9 @@ fn running_statistics_do_not_depend_on_the_threads_that_run_the_steps() {
     let losses_after_steps_on = |pools: [usize; 4]| {
         let mut trainer = Trainer::load(&path, train.clone(), &device).unwrap();
         for pool in pools {
-            threads[pool].install(|| trainer.train_step::<u64>(&samples).unwrap());
+            threads[pool].install(|| trainer.train_step(&samples).unwrap());
         }
-        threads[0].install(|| trainer.evaluate::<u64>(&samples).unwrap())
+        threads[0].install(|| trainer.evaluate(&samples).unwrap())
     };
     let one_thread = losses_after_steps_on([0, 0, 0, 0]);
     let alternating = losses_after_steps_on([0, 1, 0, 1]);
@@ -317,7 +315,7 @@ fn weight_decay_shrinks_the_weights_that_adam_alone_keeps() {
         let mut trainer = Trainer::resume(&rules, &net, initial.clone(), 0, config, &device);
         let fresh = squared_weights(&trainer);
         for _ in 0..20 {
-            trainer.train_step::<u64>(&samples[..32]).unwrap();
+            trainer.train_step(&samples[..32]).unwrap();
         }
         (fresh, trainer)
     };
@@ -331,8 +329,8 @@ fn weight_decay_shrinks_the_weights_that_adam_alone_keeps() {
 
     // The loss after one more step, from a trainer as it is.
     let loss_after_next_step = |trainer: &mut Trainer| {
-        trainer.train_step::<u64>(&samples[..32]).unwrap();
-        trainer.train_step::<u64>(&samples[..32]).unwrap().total
+        trainer.train_step(&samples[..32]).unwrap();
+        trainer.train_step(&samples[..32]).unwrap().total
     };
     let config = TrainConfig {
         learning_rate: 1e-2,
