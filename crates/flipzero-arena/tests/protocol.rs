@@ -129,13 +129,7 @@ fn a_side_the_agent_cannot_serve_is_refused_at_the_start_and_by_boardsize_which_
         rows: 6,
         cols: 6,
         decisions: rules.decision_count(),
-        tower: flipzero_nn::Tower {
-            blocks: 1,
-            channels: 8,
-            value_hidden: 16,
-            policy_channels: 2,
-            value_channels: 1,
-        },
+        tower: flipzero_nn::Tower::new(1, 8, 16),
         torus: false,
     };
     let meta = flipzero_nn::CheckpointMeta {

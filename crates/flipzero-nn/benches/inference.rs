@@ -34,13 +34,7 @@ fn config(side: u8, blocks: usize, channels: usize, value_hidden: usize) -> NetC
         rows: usize::from(side),
         cols: usize::from(side),
         decisions: rules.decision_count(),
-        tower: flipzero_nn::Tower {
-            blocks,
-            channels,
-            value_hidden,
-            policy_channels: 2,
-            value_channels: 1,
-        },
+        tower: flipzero_nn::Tower::new(blocks, channels, value_hidden),
         torus: false,
     }
 }

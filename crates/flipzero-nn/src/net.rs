@@ -52,6 +52,21 @@ pub struct Tower {
     pub value_channels: usize,
 }
 
+impl Tower {
+    /// A tower of `blocks` residual blocks of `channels` channels, with a value head of
+    /// `value_hidden` hidden units and AlphaZero's head widths (2 policy channels, 1 value
+    /// channel).
+    pub fn new(blocks: usize, channels: usize, value_hidden: usize) -> Self {
+        Self {
+            blocks,
+            channels,
+            value_hidden,
+            policy_channels: default_policy_channels(),
+            value_channels: default_value_channels(),
+        }
+    }
+}
+
 /// The policy head's channels of networks saved before they could be set.
 pub fn default_policy_channels() -> usize {
     2

@@ -13,13 +13,7 @@ fn tiny(rules: &flipzero_core::Rules, planes: usize) -> NetConfig {
         rows: usize::from(rules.rows()),
         cols: usize::from(rules.cols()),
         decisions: rules.decision_count(),
-        tower: flipzero_nn::Tower {
-            blocks: 1,
-            channels: 8,
-            value_hidden: 16,
-            policy_channels: 2,
-            value_channels: 1,
-        },
+        tower: flipzero_nn::Tower::new(1, 8, 16),
         torus: false,
     }
 }

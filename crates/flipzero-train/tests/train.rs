@@ -38,13 +38,7 @@ fn tiny_net(rules: &Rules, channels: usize) -> NetConfig {
         rows: 6,
         cols: 6,
         decisions: rules.decision_count(),
-        tower: flipzero_nn::Tower {
-            blocks: 1,
-            channels,
-            value_hidden: channels,
-            policy_channels: 2,
-            value_channels: 1,
-        },
+        tower: flipzero_nn::Tower::new(1, channels, channels),
         torus: false,
     }
 }
