@@ -150,7 +150,7 @@ fn check_meta(meta: &CheckpointMeta) -> Result<(), String> {
 ///
 /// let rules = Preset::Othello.rules(Some(6))?;
 /// let (input_planes, rows, cols) = Encoder::new(&rules).shape();
-/// let tower = Tower { blocks: 1, channels: 8, value_hidden: 8, policy_channels: 2, value_channels: 1 };
+/// let tower = Tower::new(1, 8, 8);
 /// let net = NetConfig { input_planes, rows, cols, decisions: rules.decision_count(), tower, torus: false };
 /// let meta = CheckpointMeta {
 ///     rules: rules.spec().clone(),

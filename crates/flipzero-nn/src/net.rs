@@ -386,13 +386,7 @@ mod tests {
             rows: 6,
             cols: 5,
             decisions: 31,
-            tower: Tower {
-                blocks: 2,
-                channels: 16,
-                value_hidden: 8,
-                policy_channels: 2,
-                value_channels: 1,
-            },
+            tower: Tower::new(2, 16, 8),
             torus,
         }
     }

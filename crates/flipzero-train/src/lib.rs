@@ -13,7 +13,7 @@
 //! let net = NetConfig {
 //!     input_planes, rows, cols,
 //!     decisions: rules.decision_count(),
-//!     tower: Tower { blocks: 1, channels: 8, value_hidden: 8, policy_channels: 2, value_channels: 1 },
+//!     tower: Tower::new(1, 8, 8),
 //!     torus: rules.is_torus(),
 //! };
 //! let mut trainer = Trainer::new(&rules, &net, TrainConfig::default(), &Device::flex());
