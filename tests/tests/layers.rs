@@ -199,3 +199,57 @@ fn wings_are_read_from_code_not_comments() {
     assert_eq!(core_wing(Path::new("variant/game/mod.rs")), "variant");
     assert_eq!(core_wing(Path::new("movegen.rs")), "shared");
 }
+
+/// The files above the speed crates that still pick a bitboard width themselves, each waiting
+/// for a width-free entry point below it (README, "Crate map"): the run's evaluation stage
+/// (its openings carry their lines for external engines).
+const STILL_PICKING_A_WIDTH: &[&str] = &["flipzero-run/src/stages.rs"];
+
+/// Whether a source file's code (not its comments) picks a bitboard width or is generic over
+/// one.
+fn picks_a_width(source: &str) -> bool {
+    source
+        .lines()
+        .map(str::trim_start)
+        .filter(|line| !line.starts_with("//"))
+        .any(|line| line.contains("with_width!") || line.contains("Bitboard"))
+}
+
+#[test]
+fn the_crates_above_the_speed_crates_work_on_width_free_handles() {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates");
+    let upper = [
+        "flipzero-rundir",
+        "flipzero-report",
+        "flipzero-run",
+        "flipzero-study",
+        "flipzero-web",
+        "flipzero-cli",
+    ];
+    let mut picking = Vec::new();
+    for name in upper {
+        let mut files = Vec::new();
+        rust_files(&crates.join(name).join("src"), &mut files);
+        for file in files {
+            if picks_a_width(&std::fs::read_to_string(&file).unwrap()) {
+                let relative = file.strip_prefix(&crates).unwrap();
+                picking.push(relative.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    picking.sort();
+    assert_eq!(
+        picking, STILL_PICKING_A_WIDTH,
+        "files above the speed crates that pick a bitboard width (use AnyGame, AnyEngine and \
+         the width-free entry points below, or list a file here with the reason)"
+    );
+}
+
+#[test]
+fn a_width_is_read_from_code_not_comments() {
+    assert!(picks_a_width("let x = with_width!(n, W => 1);"));
+    assert!(picks_a_width("fn f<W: Bitboard>() {}"));
+    assert!(!picks_a_width(
+        "// with_width! is not used here\n/// nor Bitboard"
+    ));
+}

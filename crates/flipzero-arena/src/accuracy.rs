@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
 
-use flipzero_core::{Bitboard, Color, Decision, Game, Rules};
+use flipzero_core::{AnyGame, Bitboard, Color, Decision, Game, GameWidth, Rules, U256, with_width};
 use flipzero_mcts::Evaluator;
 use rand::SeedableRng;
 use rand::seq::IndexedRandom;
@@ -16,14 +16,29 @@ use serde::Serialize;
 use crate::agent::AgentFactory;
 use crate::matches::play_game;
 use crate::openings::random_openings;
-use crate::perfect::ExactCache;
+use crate::perfect::{ExactCache, ExactError};
 
 /// Positions drawn from games: half from games of `network` against itself, half from games
 /// of the classical engine (`engine`) against itself, each game from a random opening of
 /// `opening_plies` plies, one position of each game with a number of empty squares drawn
 /// from `empties` (uniformly among those the game passed through). Fewer come back when
 /// games are too short.
-pub fn sample_positions<W: Bitboard>(
+pub fn sample_positions(
+    rules: &Rules,
+    network: &AgentFactory,
+    engine: &AgentFactory,
+    count: usize,
+    empties: RangeInclusive<u32>,
+    opening_plies: u32,
+    seed: u64,
+) -> Vec<AnyGame> {
+    with_width!(rules.square_count(), W => {
+        let drawn = sample_positions_at::<W>(rules, network, engine, count, empties, opening_plies, seed);
+        drawn.into_iter().map(AnyGame::from).collect()
+    })
+}
+
+fn sample_positions_at<W: Bitboard>(
     rules: &Rules,
     network: &AgentFactory,
     engine: &AgentFactory,
@@ -123,9 +138,38 @@ impl AccuracyReport {
     }
 }
 
-/// Scores `positions` (whose decisions `cache` has scored; others are skipped): the
-/// decision of `evaluator`'s highest prior, and the decision of a fresh `searcher` agent.
-pub fn measure<W, E, F>(
+/// Scores every decision of `positions` exactly, into `cache` where it lacks them, then
+/// scores the positions' choices against those values: the decision of the highest prior of
+/// an evaluator from `make_evaluator` (one per thread; it serves every board width, as the
+/// network's does), and the decision of a fresh `searcher` agent.
+///
+/// # Errors
+/// A position past the solver's reach, or a cache file that cannot be written.
+///
+/// # Panics
+/// A position of another board width than `rules`.
+pub fn measure<E, F>(
+    rules: &Rules,
+    cache: &mut ExactCache,
+    positions: &[AnyGame],
+    make_evaluator: F,
+    searcher: &AgentFactory,
+) -> Result<AccuracyReport, ExactError>
+where
+    E: Evaluator<u64> + Evaluator<u128> + Evaluator<U256>,
+    F: Fn() -> E + Sync,
+{
+    with_width!(rules.square_count(), W => {
+        let positions: Vec<Game<W>> = positions
+            .iter()
+            .map(|game| W::game_of(game).expect("positions of the rules' board").clone())
+            .collect();
+        cache.solve_decisions(rules, &positions)?;
+        Ok(measure_at(rules, cache, &positions, make_evaluator, searcher))
+    })
+}
+
+fn measure_at<W, E, F>(
     rules: &Rules,
     cache: &ExactCache,
     positions: &[Game<W>],

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use burn::tensor::Device;
 use flipzero_core::variant::rules::Objective;
-use flipzero_core::{Bitboard, Decision, Game, Rules};
+use flipzero_core::{AnyGame, Bitboard, Decision, Game, Rules, U256};
 use flipzero_engine::{Engine, ExactSolver, Proof, SearchConfig, Weights, WeightsFile};
 use flipzero_mcts::{Evaluator, Mcts, MctsConfig, SearchKind, UniformEvaluator};
 use flipzero_nn::{NetEvaluator, PolicyValueNet};
@@ -703,6 +703,22 @@ impl AgentFactory {
             rules: rules.clone(),
             weights,
             network,
+        }
+    }
+
+    /// The decision a fresh agent, seeded by `seed`, makes at `game`: for code that is not
+    /// generic over the board width (a server asked for one move).
+    ///
+    /// # Errors
+    /// The agent's failure, with its reason.
+    ///
+    /// # Panics
+    /// A game of another board width than the factory's rules.
+    pub fn choose_once(&self, seed: u64, game: &AnyGame) -> Result<Decision, String> {
+        match game {
+            AnyGame::Bits64(game) => self.build::<u64>(seed).choose(game),
+            AnyGame::Bits128(game) => self.build::<u128>(seed).choose(game),
+            AnyGame::Bits256(game) => self.build::<U256>(seed).choose(game),
         }
     }
 

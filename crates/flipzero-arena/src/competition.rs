@@ -15,8 +15,8 @@ use crate::agent::{AgentFactory, AgentSpec, NamedAgentSpec};
 use crate::elo::{PairResult, Rating, Sprt, SprtDecision, ratings};
 use crate::journal::{Journal, game_key};
 use crate::matches::{Ending, GameResult, Thinking, play_game, play_paired_resuming};
-use crate::openings::{Opening, balanced_opening_lines, positions, random_opening_lines};
-use crate::perfect::{ExactCache, PerfectPlayScore, check_within_reach, exact_openings};
+use crate::openings::{Opening, OpeningFilter, opening_suite, positions};
+use crate::perfect::{ExactCache, PerfectPlayScore, check_within_reach};
 use crate::tournament::{BqGame, Pairing, SwissPlayer, brightwell_quotient, swiss_round};
 
 /// The longest game clock a config may set (a duration holds far more; this keeps the
@@ -314,16 +314,14 @@ fn load_openings<W: Bitboard>(
     rules: &Rules,
 ) -> Result<(Vec<Opening<W>>, Option<ExactCache>), ArenaError> {
     let openings = &config.openings;
-    if let Some(within) = openings.exact_within {
+    if let Some(within_discs) = openings.exact_within {
         let mut cache = ExactCache::open(rules, openings.exact_cache.as_deref().map(Path::new))?;
-        let suite = exact_openings::<W>(
-            rules,
-            &mut cache,
-            openings.count,
-            openings.plies..=openings.plies,
-            within,
-            config.seed,
-        )?;
+        let filter = OpeningFilter::Exact {
+            cache: &mut cache,
+            within_discs,
+        };
+        let plies = openings.plies..=openings.plies;
+        let suite = opening_suite(rules, openings.count, plies, filter, config.seed)?;
         return Ok((suite, Some(cache)));
     }
     Ok((load_suite(config, rules)?, None))
@@ -351,22 +349,27 @@ fn load_suite<W: Bitboard>(
             })
             .collect();
     }
-    Ok(if openings.balanced {
-        let weights = WeightsFile::embedded()
+    let weights;
+    let filter = if openings.balanced {
+        weights = WeightsFile::embedded()
             .weights_for(rules, "embedded weights")
             .map_err(|e| ArenaError::Config(e.to_string()))?;
-        balanced_opening_lines(
-            rules,
-            &weights,
-            openings.count,
-            openings.plies..=openings.plies,
-            openings.depth,
-            openings.margin,
-            config.seed,
-        )
+        OpeningFilter::Balanced {
+            weights: &weights,
+            depth: openings.depth,
+            margin_discs: openings.margin,
+        }
     } else {
-        random_opening_lines(rules, openings.count, openings.plies, config.seed)
-    })
+        OpeningFilter::All
+    };
+    let plies = openings.plies..=openings.plies;
+    Ok(opening_suite(
+        rules,
+        openings.count,
+        plies,
+        filter,
+        config.seed,
+    )?)
 }
 
 fn saved<W: Bitboard>(

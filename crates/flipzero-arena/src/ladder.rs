@@ -3,7 +3,7 @@
 //! the same openings; maximum-likelihood Elo over all those games puts the candidates on the
 //! ladder's scale, depth 1 at 0.
 
-use flipzero_core::{Bitboard, Game, Rules};
+use flipzero_core::{AnyGame, Bitboard, Game, GameWidth, Rules, with_width};
 use flipzero_engine::SearchConfig;
 
 use crate::agent::{AgentFactory, AgentSpec};
@@ -76,27 +76,34 @@ pub struct LadderJournal<'a> {
 
 /// Rates `candidates` against the rungs (name and agent, weakest first: the engine by depth,
 /// perhaps `perfect` on top), over `openings` (each played with both colours); each rung
-/// plays the next, once for all candidates. The first rung is rated 0. `on_game` hears of
-/// each finished game.
+/// plays the next, once for all candidates. Rung `anchor` is rated 0 (say depth 1 above a
+/// `random` rung). With a `journal`, each game is written to it as it finishes and the games
+/// it holds are not played again. `on_game` hears of each finished game.
 ///
 /// # Errors
-/// None in practice: the pool is built here (a defect would surface as an [`EloError`]).
-pub fn ladder<W: Bitboard>(
+/// An `anchor` past the rungs is an [`EloError`].
+///
+/// # Panics
+/// An opening made from rules of another board width than `rules`.
+pub fn ladder_anchored(
     rules: &Rules,
     candidates: &[AgentFactory],
     rungs: &[(String, AgentFactory)],
-    openings: &[Game<W>],
+    anchor: usize,
+    openings: &[AnyGame],
+    journal: Option<&LadderJournal>,
     on_game: &(dyn Fn(&GameResult) + Sync),
 ) -> Result<LadderReport, EloError> {
-    ladder_anchored(rules, candidates, rungs, 0, openings, None, on_game)
+    with_width!(rules.square_count(), W => {
+        let openings: Vec<Game<W>> = openings
+            .iter()
+            .map(|opening| W::game_of(opening).expect("openings of the ladder's board").clone())
+            .collect();
+        ladder_on(rules, candidates, rungs, anchor, &openings, journal, on_game)
+    })
 }
 
-/// [`ladder`] with rung `anchor` rated 0 (say depth 1 above a `random` rung), and, with a
-/// `journal`, each game written to it as it finishes and the games it holds not played again.
-///
-/// # Errors
-/// As [`ladder`]; an `anchor` past the rungs is an [`EloError`].
-pub fn ladder_anchored<W: Bitboard>(
+fn ladder_on<W: Bitboard>(
     rules: &Rules,
     candidates: &[AgentFactory],
     rungs: &[(String, AgentFactory)],
@@ -226,14 +233,18 @@ mod tests {
             (rung_name(1), agent(&rung(1))),
             (rung_name(2), agent(&rung(2))),
         ];
-        let openings = positions(&opening_lines_between::<u64>(&rules, 2, 2..=2, 7));
+        let openings: Vec<AnyGame> = positions(&opening_lines_between::<u64>(&rules, 2, 2..=2, 7))
+            .into_iter()
+            .map(AnyGame::from)
+            .collect();
         // Two rungs for one candidate, and the rungs' own match: 3 matches of 2 x openings.
         let total = 3 * 2 * openings.len();
         let played = AtomicUsize::new(0);
         let count = |_: &GameResult| {
             played.fetch_add(1, Ordering::Relaxed);
         };
-        let plain = ladder(&rules, &candidates, &rungs, &openings, &count).unwrap();
+        let plain =
+            ladder_anchored(&rules, &candidates, &rungs, 0, &openings, None, &count).unwrap();
         assert_eq!(played.swap(0, Ordering::Relaxed), total);
 
         let folder = tempfile::tempdir().unwrap();

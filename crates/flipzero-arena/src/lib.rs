@@ -22,11 +22,11 @@ pub use agent::{
 };
 pub use elo::{PairResult, Rating, Sprt, SprtDecision, ratings};
 pub use matches::{
-    Ending, GameResult, MatchResult, Thinking, play_game, play_paired, play_paired_resuming,
-    seat_to_move,
+    Ending, GameResult, MatchResult, Thinking, play_built, play_game, play_paired,
+    play_paired_resuming, seat_to_move,
 };
 pub use openings::{
-    Opening, balanced_opening_lines, opening_lines_between, positions, random_opening_lines,
-    random_openings,
+    Opening, OpeningFilter, balanced_opening_lines, opening_lines_between, opening_positions,
+    opening_suite, positions, random_opening_lines, random_openings,
 };
 pub use perfect::{ExactCache, ExactError, PerfectPlayScore, exact_openings};

@@ -2,12 +2,12 @@
 
 use std::time::{Duration, Instant};
 
-use flipzero_core::{Bitboard, Color, Decision, Game, Outcome, Rules};
+use flipzero_core::{AnyGame, Bitboard, Color, Decision, Game, Outcome, Rules};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
-use crate::agent::Agent;
+use crate::agent::{Agent, AgentFactory};
 
 /// How a game stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,6 +77,37 @@ pub fn seat_to_move<W: Bitboard>(game: &Game<W>) -> Color {
         game.side_to_move().opponent()
     } else {
         game.side_to_move()
+    }
+}
+
+/// [`play_game`] for code that is not generic over the board width: fresh agents built by
+/// `factories` with `seeds`, the first in the seat to move in `opening`, no clock.
+pub fn play_built(
+    rules: &Rules,
+    opening: &AnyGame,
+    factories: [&AgentFactory; 2],
+    seeds: [u64; 2],
+) -> GameResult {
+    fn play<W: Bitboard>(
+        rules: &Rules,
+        opening: &Game<W>,
+        factories: [&AgentFactory; 2],
+        seeds: [u64; 2],
+    ) -> GameResult {
+        let mut first = factories[0].build::<W>(seeds[0]);
+        let mut second = factories[1].build::<W>(seeds[1]);
+        play_game(
+            rules,
+            opening,
+            [&mut *first, &mut *second],
+            seat_to_move(opening),
+            None,
+        )
+    }
+    match opening {
+        AnyGame::Bits64(game) => play(rules, game, factories, seeds),
+        AnyGame::Bits128(game) => play(rules, game, factories, seeds),
+        AnyGame::Bits256(game) => play(rules, game, factories, seeds),
     }
 }
 

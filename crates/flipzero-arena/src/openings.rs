@@ -3,11 +3,13 @@
 use std::collections::HashSet;
 use std::ops::RangeInclusive;
 
-use flipzero_core::{Bitboard, Decision, Game, Rules};
+use flipzero_core::{AnyGame, Bitboard, Decision, Game, Rules, with_width};
 use flipzero_engine::{Engine, SearchConfig, Weights};
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+use crate::perfect::{ExactCache, ExactError, exact_openings};
 
 /// An opening and how it was reached: the start it was drawn from and the decisions played
 /// from there. Engines told positions as moves (GTP) are sent these decisions.
@@ -92,6 +94,73 @@ pub fn balanced_opening_lines<W: Bitboard>(
     filtered_openings(rules, count, plies, seed, |game| {
         let (value, _) = engine.value(game, depth);
         f64::from(value.abs()) <= margin_discs * 100.0
+    })
+}
+
+/// Which of the random openings it draws a suite keeps.
+pub enum OpeningFilter<'a> {
+    /// Every one.
+    All,
+    /// Those the classical engine, searching to `depth`, scores within `margin_discs` of even
+    /// for the side to move (see [`balanced_opening_lines`]).
+    Balanced {
+        /// The engine's evaluation.
+        weights: &'a Weights,
+        /// Its search depth.
+        depth: u32,
+        /// The largest score kept, in discs.
+        margin_discs: f64,
+    },
+    /// Those whose exact value lies within `within_discs` of a draw, their values solved into
+    /// `cache` (see [`exact_openings`]).
+    Exact {
+        /// Where the exact values are kept.
+        cache: &'a mut ExactCache,
+        /// The largest exact margin kept, in discs.
+        within_discs: i32,
+    },
+}
+
+/// Up to `count` distinct openings of `plies` random plies (a number drawn per opening from
+/// the range) that `filter` keeps, with the lines that reach them.
+///
+/// # Errors
+/// With [`OpeningFilter::Exact`], a cache file that cannot be written.
+pub fn opening_suite<W: Bitboard>(
+    rules: &Rules,
+    count: usize,
+    plies: RangeInclusive<u32>,
+    filter: OpeningFilter,
+    seed: u64,
+) -> Result<Vec<Opening<W>>, ExactError> {
+    Ok(match filter {
+        OpeningFilter::All => opening_lines_between(rules, count, plies, seed),
+        OpeningFilter::Balanced {
+            weights,
+            depth,
+            margin_discs,
+        } => balanced_opening_lines(rules, weights, count, plies, depth, margin_discs, seed),
+        OpeningFilter::Exact {
+            cache,
+            within_discs,
+        } => exact_openings(rules, cache, count, plies, within_discs, seed)?,
+    })
+}
+
+/// The positions of [`opening_suite`], for code that is not generic over the board width.
+///
+/// # Errors
+/// As [`opening_suite`].
+pub fn opening_positions(
+    rules: &Rules,
+    count: usize,
+    plies: RangeInclusive<u32>,
+    filter: OpeningFilter,
+    seed: u64,
+) -> Result<Vec<AnyGame>, ExactError> {
+    with_width!(rules.square_count(), W => {
+        let suite = opening_suite::<W>(rules, count, plies, filter, seed)?;
+        Ok(suite.into_iter().map(|opening| AnyGame::from(opening.position)).collect())
     })
 }
 

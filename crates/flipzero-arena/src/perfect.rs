@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 
-use flipzero_core::{Bitboard, Color, Game, Rules, RulesSpec};
+use flipzero_core::{Bitboard, Color, Game, GameView, Rules, RulesSpec};
 use flipzero_data::files::{FileError, write_atomically};
 use flipzero_engine::{ExactSolver, ExactValue, Proof};
 use rayon::prelude::*;
@@ -168,7 +168,7 @@ impl ExactCache {
     }
 
     /// The exact value of `game`, when it is in the cache.
-    pub fn value<W: Bitboard>(&self, rules: &Rules, game: &Game<W>) -> Option<ExactValue> {
+    pub fn value(&self, rules: &Rules, game: &impl GameView) -> Option<ExactValue> {
         let margin = *self.file.black_margins.get(&game.to_text(rules))?;
         Some(ExactValue::of_margin(rules, game, margin))
     }
@@ -202,14 +202,14 @@ pub fn exact_reach(rules: &Rules) -> u32 {
 ///
 /// # Errors
 /// [`ExactError::OutOfReach`].
-pub fn check_within_reach<'a, W: Bitboard + 'a>(
+pub fn check_within_reach<'a, G: GameView + 'a>(
     rules: &Rules,
-    games: impl IntoIterator<Item = &'a Game<W>>,
+    games: impl IntoIterator<Item = &'a G>,
 ) -> Result<(), ExactError> {
     let reach = exact_reach(rules);
     match games
         .into_iter()
-        .map(|game| game.empty().count())
+        .map(|game| game.empty_count())
         .find(|&empties| empties > reach)
     {
         Some(empties) => Err(ExactError::OutOfReach {
@@ -302,10 +302,10 @@ pub struct PerfectPlayScore {
 impl PerfectPlayScore {
     /// Scores the games of a match of an agent (the first agent of `games`) against a perfect
     /// opponent: game `i` was played from opening `i / 2`, as paired matches play them.
-    pub fn of_match<W: Bitboard>(
+    pub fn of_match(
         rules: &Rules,
         cache: &ExactCache,
-        openings: &[Game<W>],
+        openings: &[impl GameView],
         games: &[GameResult],
     ) -> Self {
         let mut score = Self::default();

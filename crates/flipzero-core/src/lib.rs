@@ -41,12 +41,14 @@ pub use board_text::{TextError, text_shape};
 pub use color::{Color, Outcome, Scoring};
 pub use geometry::{Geometry, GeometryError, MAX_SIDE, MIN_SIDE, Square, SquareParseError};
 pub use othello::{
-    Kernel, MoveError, Position, PositionError, perft, perft_parallel, perft_with_kernel,
+    AnyPosition, Kernel, MoveError, Position, PositionError, perft, perft_parallel,
+    perft_with_kernel,
 };
 pub use symmetry::Symmetry;
 pub use variant::{
-    AnyGame, Decision, DecisionError, Game, GameTextError, GameWidth, Orientation, Phase, Preset,
-    ReplayError, Rules, RulesError, RulesSpec, StartError, decision_name, replay, replay_decisions,
+    AnyGame, Decision, DecisionError, Game, GameTextError, GameView, GameWidth, Orientation, Phase,
+    Preset, ReplayError, Rules, RulesError, RulesSpec, StartError, decision_name, replay,
+    replay_decisions,
 };
 
 /// The bitboard widths, smallest first.

@@ -10,7 +10,7 @@ use flipzero_core::variant::game::{Phase, UNLIMITED};
 use flipzero_core::variant::rules::{
     Objective, PassRule, Protocol, StartSpec, SupplySpec, Topology,
 };
-use flipzero_core::{Bitboard, Color, Decision, Game, Position, Rules};
+use flipzero_core::{Bitboard, Color, Decision, Game, GameView, Position, Rules};
 
 use crate::solver::{Goal, Solution, Supplies, solve_for, solve_one_best};
 
@@ -63,7 +63,7 @@ pub struct ExactValue {
 impl ExactValue {
     /// The value of `game` once its final Black margin under perfect play is known (from a
     /// cache, say), without its best decisions.
-    pub fn of_margin<W: Bitboard>(rules: &Rules, game: &Game<W>, black_margin: i32) -> Self {
+    pub fn of_margin(rules: &Rules, game: &impl GameView, black_margin: i32) -> Self {
         Self {
             black_margin,
             best: Vec::new(),

@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use flipzero_core::{Bitboard, Game, Rules};
+use flipzero_core::{Bitboard, Game, Rules, with_width};
 use rayon::prelude::*;
 
 use crate::eval::{Evaluator, Weights};
@@ -242,7 +242,15 @@ fn rms_discs(errors: impl Iterator<Item = f64>) -> f64 {
 ///
 /// # Errors
 /// Too few positions, or rules a pattern model cannot evaluate.
-pub fn tune_patterns<W: Bitboard>(
+pub fn tune_patterns(
+    rules: &Rules,
+    start: &Weights,
+    config: &PatternTuneConfig,
+) -> Result<PatternTuneReport, TuneError> {
+    with_width!(rules.square_count(), W => tune_patterns_at::<W>(rules, start, config))
+}
+
+fn tune_patterns_at<W: Bitboard>(
     rules: &Rules,
     start: &Weights,
     config: &PatternTuneConfig,

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use flipzero_core::variant::rules::StartSpec;
-use flipzero_core::{Bitboard, Color, Game, Rules, variant::notation};
+use flipzero_core::{Bitboard, Color, Game, Rules, variant::notation, with_width};
 
 use crate::search::{Engine, MinimaxCount, SearchConfig, Unfinished, minimax_to_the_end};
 use crate::{ExactSolver, WeightsFile};
@@ -104,7 +104,16 @@ impl ValueLimits {
 /// # Errors
 /// When the solver is asked for and cannot play these rules, a random start cannot be
 /// built, or the search does not finish within the limits (the message says which).
-pub fn start_value<W: Bitboard>(
+pub fn start_value(
+    rules: &Rules,
+    search: ValueSearch,
+    table_bits: u32,
+    limits: ValueLimits,
+) -> Result<StartValue, String> {
+    with_width!(rules.square_count(), W => start_value_at::<W>(rules, search, table_bits, limits))
+}
+
+fn start_value_at<W: Bitboard>(
     rules: &Rules,
     search: ValueSearch,
     table_bits: u32,

@@ -2,6 +2,7 @@
 //! evaluation, and an exact endgame solver. It is the yardstick of every strength
 //! measurement in the project.
 
+pub mod any_engine;
 pub mod eval;
 pub mod exact;
 pub mod fit_patterns;
@@ -13,6 +14,7 @@ pub mod search;
 pub mod solver;
 pub mod tune;
 
+pub use any_engine::AnyEngine;
 pub use eval::{Evaluator, Weights, WeightsFile};
 pub use exact::{ExactSolver, ExactValue, Proof};
 pub use patterns::PatternModel;

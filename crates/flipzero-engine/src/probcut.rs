@@ -9,7 +9,7 @@
 //! (`flipzero tune --model probcut`) and kept in the weights profile whose evaluation they
 //! were fitted over: refitting that evaluation drops them.
 
-use flipzero_core::{Bitboard, Game, Rules};
+use flipzero_core::{Bitboard, Game, Rules, with_width};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -210,7 +210,15 @@ pub struct ProbCutReport {
 ///
 /// # Errors
 /// Too few positions.
-pub fn tune_probcut<W: Bitboard>(
+pub fn tune_probcut(
+    rules: &Rules,
+    weights: &Weights,
+    config: &ProbCutTuneConfig,
+) -> Result<ProbCutReport, TuneError> {
+    with_width!(rules.square_count(), W => tune_probcut_at::<W>(rules, weights, config))
+}
+
+fn tune_probcut_at<W: Bitboard>(
     rules: &Rules,
     weights: &Weights,
     config: &ProbCutTuneConfig,

@@ -2,7 +2,7 @@
 //! search or by exact solving, and a ridge regression of the labels on the features (one
 //! weight set for the opening and one for the end, as the evaluation blends them).
 
-use flipzero_core::{Bitboard, Game, Rules};
+use flipzero_core::{Bitboard, Game, Rules, with_width};
 use nalgebra::{DMatrix, DVector};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -258,7 +258,11 @@ pub fn fit(samples: &[Sample], ridge: f64) -> Result<Weights, TuneError> {
 ///
 /// # Errors
 /// Too few positions, or a singular system.
-pub fn tune<W: Bitboard>(
+pub fn tune(rules: &Rules, start: &Weights, config: &TuneConfig) -> Result<TuneReport, TuneError> {
+    with_width!(rules.square_count(), W => tune_at::<W>(rules, start, config))
+}
+
+fn tune_at<W: Bitboard>(
     rules: &Rules,
     start: &Weights,
     config: &TuneConfig,

@@ -9,7 +9,7 @@ use flipzero_engine::game_value::{StartValue, ValueLimits, ValueSearch, start_va
 use flipzero_engine::{ExactSolver, solve_for};
 
 fn value(rules: &Rules, search: ValueSearch) -> StartValue {
-    start_value::<u64>(rules, search, 16, ValueLimits::for_rules(rules)).unwrap()
+    start_value(rules, search, 16, ValueLimits::for_rules(rules)).unwrap()
 }
 
 fn within(rules: &Rules, time: Duration) -> ValueLimits {
@@ -154,7 +154,7 @@ fn rules_that_repeat_positions_stop_at_the_line_limit_not_out_of_memory() {
         max_turns: 40,
     };
     for search in [ALPHA_BETA, ValueSearch::Minimax] {
-        let error = start_value::<u64>(&rules, search, 16, limits).unwrap_err();
+        let error = start_value(&rules, search, 16, limits).unwrap_err();
         assert!(error.contains("a line went past 40 turns"), "{error}");
     }
     // Neutral swaps repeat no position often enough on 4x4 to reach the default limit.
@@ -167,9 +167,9 @@ fn rules_that_repeat_positions_stop_at_the_line_limit_not_out_of_memory() {
 fn a_search_past_its_limit_says_so() {
     let rules = Preset::Othello.rules(Some(6)).unwrap();
     let limits = within(&rules, Duration::from_millis(50));
-    let error = start_value::<u64>(&rules, ALPHA_BETA, 16, limits).unwrap_err();
+    let error = start_value(&rules, ALPHA_BETA, 16, limits).unwrap_err();
     assert!(error.contains("not finished within 0.05 s"), "{error}");
-    let error = start_value::<u64>(&rules, ValueSearch::Minimax, 16, limits).unwrap_err();
+    let error = start_value(&rules, ValueSearch::Minimax, 16, limits).unwrap_err();
     assert!(error.contains("not finished"), "{error}");
 }
 

@@ -32,7 +32,7 @@ fn a_pattern_fit_predicts_positions_of_other_games_better_than_the_linear_weight
         rounds: 2,
         ..PatternTuneConfig::default()
     };
-    let report = tune_patterns::<u64>(&rules, &start, &config).unwrap();
+    let report = tune_patterns(&rules, &start, &config).unwrap();
     let [before, first, second] = report.error_by_round[..] else {
         panic!("a start and two rounds: {:?}", report.error_by_round);
     };

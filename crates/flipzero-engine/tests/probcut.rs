@@ -61,7 +61,7 @@ fn a_fit_predicts_deep_values_at_least_as_well_as_the_shallow_value_itself() {
         solve_empties: 8,
         seed: 3,
     };
-    let report = tune_probcut::<u64>(&rules, &weights, &config).unwrap();
+    let report = tune_probcut(&rules, &weights, &config).unwrap();
     report.spec.check().unwrap();
     assert!(report.positions > 250, "{}", report.positions);
     assert_eq!(

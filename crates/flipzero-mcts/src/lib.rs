@@ -32,7 +32,7 @@
 //! the player changes.
 
 use flipzero_core::variant::rules::Objective;
-use flipzero_core::{Bitboard, Color, Decision, Game, Outcome, Rules};
+use flipzero_core::{AnyGame, Bitboard, Color, Decision, Game, Outcome, Rules, U256};
 use flipzero_engine::{ExactSolver, Proof};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -56,6 +56,27 @@ pub trait Evaluator<W: Bitboard> {
     /// One evaluation per position, each with its legal decisions as given.
     fn evaluate(&mut self, rules: &Rules, positions: &[(&Game<W>, &[Decision])])
     -> Vec<Evaluation>;
+}
+
+/// The evaluation of one game, its priors in the order of the game's legal decisions: for
+/// code that is not generic over the board width (a server's analysis).
+pub fn evaluate_game<E>(evaluator: &mut E, rules: &Rules, game: &AnyGame) -> Option<Evaluation>
+where
+    E: Evaluator<u64> + Evaluator<u128> + Evaluator<U256>,
+{
+    fn one<W: Bitboard>(
+        evaluator: &mut impl Evaluator<W>,
+        rules: &Rules,
+        game: &Game<W>,
+    ) -> Option<Evaluation> {
+        let legal = game.legal_decisions(rules);
+        evaluator.evaluate(rules, &[(game, &legal)]).pop()
+    }
+    match game {
+        AnyGame::Bits64(game) => one(evaluator, rules, game),
+        AnyGame::Bits128(game) => one(evaluator, rules, game),
+        AnyGame::Bits256(game) => one(evaluator, rules, game),
+    }
 }
 
 /// Uniform priors and a value of 0: search guided by nothing but the game's end. For tests

@@ -7,10 +7,10 @@ use std::time::Instant;
 use burn::tensor::Device;
 use flipzero_arena::competition::SavedGame;
 use flipzero_arena::{
-    AgentFactory, AgentSpec, ExactCache, ExactError, MctsSpec, NamedAgentSpec, PerfectPlayScore,
-    balanced_opening_lines, exact_openings, opening_lines_between, play_paired, positions,
+    AgentFactory, AgentSpec, ExactCache, ExactError, MctsSpec, NamedAgentSpec, OpeningFilter,
+    PerfectPlayScore, opening_suite, play_paired, positions,
 };
-use flipzero_core::{Bitboard, Outcome, Rules, RulesSpec, with_width};
+use flipzero_core::{AnyGame, Bitboard, Outcome, Rules, RulesSpec, with_width};
 use flipzero_data::files::FileError;
 use flipzero_data::{ENCODER_VERSION, Sample, ShardHeader, replay_window, write_shard};
 use flipzero_engine::WeightsFile;
@@ -328,14 +328,6 @@ impl Run {
         games: u64,
         progress: &dyn Progress,
     ) -> Result<Option<Record>, RunError> {
-        with_width!(self.rules().square_count(), W => self.self_play_with::<W>(games, progress))
-    }
-
-    fn self_play_with<W: Bitboard>(
-        &self,
-        games: u64,
-        progress: &dyn Progress,
-    ) -> Result<Option<Record>, RunError> {
         let step = self.ensure_checkpoint()?;
         let done: HashSet<u64> = self.dir.games_of_step(step)?.into_iter().collect();
         let missing: Vec<u64> = (0..games).filter(|id| !done.contains(id)).collect();
@@ -343,14 +335,14 @@ impl Run {
             return Ok(None);
         }
         let seed = mix(&[self.config.settings.seed, step]);
-        let record = self.play_into::<W>(step, &missing, seed, None, progress)?;
+        let record = self.play_into(step, &missing, seed, None, progress)?;
         Ok(Some(record))
     }
 
     /// Plays the games `ids` with the checkpoint of `step` (game `id` seeded by `seed + id`),
     /// writing each game's shard the moment it ends: the loop's name for it, or the
     /// worker's; appends and returns the stage's record.
-    pub(crate) fn play_into<W: Bitboard>(
+    pub(crate) fn play_into(
         &self,
         step: u64,
         ids: &[u64],
@@ -386,7 +378,7 @@ impl Run {
         }
         let tally = Mutex::new(Tally::default());
         progress.begin("self-play", ids.len() as u64);
-        play_parallel::<W, _, _, _>(
+        play_parallel(
             rules,
             &config,
             ids,
@@ -399,7 +391,7 @@ impl Run {
                     Ok(()) => {
                         tally.games += 1;
                         tally.positions += record.samples.len() as u64;
-                        let start = flipzero_core::Game::<W>::from_text(rules, &record.start)
+                        let start = AnyGame::from_text(rules, &record.start)
                             .expect("self-play writes readable starts");
                         tally.first_player_points += match record.outcome {
                             Outcome::Win(color) if color == start.side_to_move() => 1.0,
@@ -582,19 +574,23 @@ impl Run {
         } else {
             None
         };
-        let openings = match (
+        let filter = match (
             options.exact_within,
             options.balanced_margin,
             exact.as_mut(),
         ) {
-            (Some(within), _, Some(cache)) => {
-                exact_openings::<W>(rules, cache, count, plies, within, seed)?
-            }
-            (_, Some(margin), _) => {
-                balanced_opening_lines::<W>(rules, &weights, count, plies, 6, margin, seed)
-            }
-            _ => opening_lines_between::<W>(rules, count, plies, seed),
+            (Some(within_discs), _, Some(cache)) => OpeningFilter::Exact {
+                cache,
+                within_discs,
+            },
+            (_, Some(margin_discs), _) => OpeningFilter::Balanced {
+                weights: &weights,
+                depth: 6,
+                margin_discs,
+            },
+            _ => OpeningFilter::All,
         };
+        let openings = opening_suite::<W>(rules, count, plies, filter, seed)?;
         let suite = positions(&openings);
         if let Some(cache) = exact.as_mut() {
             cache.solve_all(rules, &suite)?;

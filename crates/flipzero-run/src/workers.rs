@@ -17,7 +17,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::thread::sleep;
 use std::time::Duration;
 
-use flipzero_core::with_width;
 use flipzero_data::files::FileError;
 use serde::Serialize;
 
@@ -63,9 +62,7 @@ impl Run {
                 .map_or(0, |last| last + 1);
             let ids: Vec<u64> = (next..next + batch).collect();
             let seed = mix(&[self.config().settings.seed, step, worker_seed(worker)]);
-            let record = with_width!(self.rules().square_count(), W => {
-                self.play_into::<W>(step, &ids, seed, Some(worker), progress)
-            })?;
+            let record = self.play_into(step, &ids, seed, Some(worker), progress)?;
             on_record(&record);
             played += 1;
         }

@@ -3,7 +3,7 @@
 //! value targets are filled in when its game ends.
 
 use flipzero_core::variant::rules::Objective;
-use flipzero_core::{Bitboard, Color, Decision, Game, Outcome, Rules};
+use flipzero_core::{Bitboard, Color, Decision, Game, Outcome, Rules, U256, with_width};
 use flipzero_data::Sample;
 use flipzero_engine::{ExactSolver, Proof};
 use flipzero_mcts::{Evaluator, Mcts, MctsConfig, SearchKind, search_many};
@@ -448,8 +448,27 @@ pub fn play_games<W: Bitboard>(
 /// Plays the games with these ids on `workers` rayon tasks, each running its share (many
 /// at once, as [`play_games`] does) with its own evaluator from `make_evaluator` (a network
 /// per worker, say), and hands each finished game to `on_game` (from the worker's thread).
-/// Games depend on the config and their ids only, not on the number of workers.
-pub fn play_parallel<W, E, F, G>(
+/// Games depend on the config and their ids only, not on the number of workers. The games
+/// run on the bitboard width the rules' board needs; the evaluator serves every width (as the
+/// network's does).
+pub fn play_parallel<E, F, G>(
+    rules: &Rules,
+    config: &SelfPlayConfig,
+    ids: &[u64],
+    workers: usize,
+    make_evaluator: F,
+    on_game: G,
+) where
+    E: Evaluator<u64> + Evaluator<u128> + Evaluator<U256>,
+    F: Fn(usize) -> E + Sync,
+    G: Fn(u64, GameRecord) + Sync,
+{
+    with_width!(rules.square_count(), W => {
+        play_parallel_at::<W, E, F, G>(rules, config, ids, workers, make_evaluator, on_game)
+    })
+}
+
+fn play_parallel_at<W, E, F, G>(
     rules: &Rules,
     config: &SelfPlayConfig,
     ids: &[u64],

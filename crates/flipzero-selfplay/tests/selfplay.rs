@@ -156,7 +156,7 @@ fn workers_share_the_games_and_each_game_is_whole() {
     let ids: Vec<u64> = (0..7).collect();
     let by_workers = |workers: usize| {
         let records = Mutex::new(Vec::new());
-        play_parallel::<u64, _, _, _>(
+        play_parallel(
             &rules,
             &config(7),
             &ids,

@@ -18,12 +18,11 @@ use flipzero_arena::journal::Journal;
 use flipzero_arena::ladder::{
     LadderJournal, LadderReport, candidate_name, ladder_anchored, rung, rung_name,
 };
-use flipzero_arena::perfect::{ExactCache, PerfectPlayScore, exact_openings};
+use flipzero_arena::perfect::{ExactCache, PerfectPlayScore};
 use flipzero_arena::{
-    AgentFactory, AgentSpec, EngineAgent, MatchResult, MctsSpec, balanced_opening_lines, play_game,
-    random_openings, seat_to_move,
+    AgentFactory, AgentSpec, MatchResult, MctsSpec, OpeningFilter, opening_positions, play_built,
 };
-use flipzero_core::{Bitboard, Game, Preset, Rules, with_width};
+use flipzero_core::{AnyGame, Preset, Rules};
 use flipzero_data::files::{FileError, write_atomically};
 use flipzero_engine::{ExactSolver, SearchConfig, WeightsFile};
 use flipzero_run::{Progress, Run, RunConfig, RunDir, RunError, StopSection};
@@ -496,10 +495,7 @@ fn study_preset(
     let training = training_summary(&run_dir).map_err(run_failed)?;
 
     log(&format!("{preset}: strong play"));
-    let strong_play = with_width!(rules.square_count(), W => {
-        strong_play::<W>(&rules, &config.measure, config.seed)
-    })
-    .map_err(failed)?;
+    let strong_play = strong_play(&rules, &config.measure, config.seed).map_err(failed)?;
 
     log(&format!("{preset}: engine ladder"));
     let curve_steps = curve_steps(&run_dir, config.measure.curve_points).map_err(run_failed)?;
@@ -546,70 +542,91 @@ fn study_preset(
         rungs.push((PERFECT.to_owned(), factory));
     }
     let (count, plies) = (config.measure.ladder_openings, config.measure.opening_plies);
-    let (report, scores, openings) = with_width!(rules.square_count(), W => {
-        let mut cache = None;
-        let openings: Vec<Game<W>> = if perfect {
-            let path = dir.join("exact").join(format!("{preset}.json"));
-            std::fs::create_dir_all(dir.join("exact")).map_err(|e| FileError::io(dir, e))?;
-            let opened = ExactCache::open(&rules, Some(&path)).map_err(|e| failed(e.to_string()))?;
-            let cache = cache.insert(opened);
-            let within = config.measure.exact_within.unwrap_or(0);
-            let lines = exact_openings::<W>(&rules, cache, count, plies..=plies, within, config.seed)
-                .map_err(|e| failed(e.to_string()))?;
-            flipzero_arena::positions(&lines)
-        } else {
-            match config.measure.balanced_margin {
-                Some(margin) => flipzero_arena::positions(&balanced_opening_lines::<W>(
-                    &rules,
-                    &weights,
-                    count,
-                    plies..=plies,
-                    6,
-                    margin,
-                    config.seed,
-                )),
-                None => random_openings::<W>(&rules, count, plies, config.seed),
-            }
-        };
-        if openings.is_empty() {
-            return Err(failed(format!(
-                "no opening of {plies} plies is within the margin asked: raise \
-                 measure.balanced_margin or measure.exact_within"
-            )));
+    let mut cache = None;
+    let filter = if perfect {
+        let path = dir.join("exact").join(format!("{preset}.json"));
+        std::fs::create_dir_all(dir.join("exact")).map_err(|e| FileError::io(dir, e))?;
+        let opened = ExactCache::open(&rules, Some(&path)).map_err(|e| failed(e.to_string()))?;
+        OpeningFilter::Exact {
+            cache: cache.insert(opened),
+            within_discs: config.measure.exact_within.unwrap_or(0),
         }
-        // Each finished game goes to the preset's journal, so that a study stopped in the
-        // ladder (its longest part) resumes it instead of playing it again.
-        let journal_path = ladder_journal_path(dir, preset);
-        std::fs::create_dir_all(dir.join("ladder")).map_err(|e| FileError::io(dir, e))?;
-        let journal =
-            Journal::open(&journal_path, &rules).map_err(|e| failed(e.to_string()))?;
-        let candidate_ids: Vec<String> = curve_steps
-            .iter()
-            .map(|(step, _)| format!("checkpoint {step}, {} simulations", config.measure.simulations))
-            .collect();
-        let kept = LadderJournal { journal: &journal, candidate_ids: &candidate_ids };
-        let report = ladder_anchored::<W>(&rules, &candidates, &rungs, anchor, &openings, Some(&kept), &|_| {})
-            .map_err(|e| failed(e.to_string()))?;
-        if report.resumed > 0 {
-            log(&format!("{preset}: {} ladder games taken from {}", report.resumed, journal_path.display()));
+    } else {
+        match config.measure.balanced_margin {
+            Some(margin_discs) => OpeningFilter::Balanced {
+                weights: &weights,
+                depth: 6,
+                margin_discs,
+            },
+            None => OpeningFilter::All,
         }
-        if let Some(failure) = &report.journal_failure {
-            log(&format!("{preset}: the ladder journal could not be written ({failure}); a resume would play those games again"));
-        }
-        // What each candidate kept of the exact values in its match against perfect play.
-        let scores: Vec<Option<PerfectPlayScore>> = (0..candidates.len())
-            .map(|index| {
-                let cache = cache.as_ref()?;
-                let name = candidate_name(index, candidates.len());
-                let played = report
-                    .matches
-                    .iter()
-                    .find(|m| m.first == name && m.second == PERFECT)?;
-                Some(PerfectPlayScore::of_match(&rules, cache, &openings, &played.result.games))
-            })
-            .collect();
-        Ok::<_, StudyError>((report, scores, openings.len()))
-    })?;
+    };
+    let openings = opening_positions(&rules, count, plies..=plies, filter, config.seed)
+        .map_err(|e| failed(e.to_string()))?;
+    if openings.is_empty() {
+        return Err(failed(format!(
+            "no opening of {plies} plies is within the margin asked: raise \
+             measure.balanced_margin or measure.exact_within"
+        )));
+    }
+    // Each finished game goes to the preset's journal, so that a study stopped in the
+    // ladder (its longest part) resumes it instead of playing it again.
+    let journal_path = ladder_journal_path(dir, preset);
+    std::fs::create_dir_all(dir.join("ladder")).map_err(|e| FileError::io(dir, e))?;
+    let journal = Journal::open(&journal_path, &rules).map_err(|e| failed(e.to_string()))?;
+    let candidate_ids: Vec<String> = curve_steps
+        .iter()
+        .map(|(step, _)| {
+            format!(
+                "checkpoint {step}, {} simulations",
+                config.measure.simulations
+            )
+        })
+        .collect();
+    let kept = LadderJournal {
+        journal: &journal,
+        candidate_ids: &candidate_ids,
+    };
+    let report = ladder_anchored(
+        &rules,
+        &candidates,
+        &rungs,
+        anchor,
+        &openings,
+        Some(&kept),
+        &|_| {},
+    )
+    .map_err(|e| failed(e.to_string()))?;
+    if report.resumed > 0 {
+        log(&format!(
+            "{preset}: {} ladder games taken from {}",
+            report.resumed,
+            journal_path.display()
+        ));
+    }
+    if let Some(failure) = &report.journal_failure {
+        log(&format!(
+            "{preset}: the ladder journal could not be written ({failure}); a resume would \
+             play those games again"
+        ));
+    }
+    // What each candidate kept of the exact values in its match against perfect play.
+    let scores: Vec<Option<PerfectPlayScore>> = (0..candidates.len())
+        .map(|index| {
+            let cache = cache.as_ref()?;
+            let name = candidate_name(index, candidates.len());
+            let played = report
+                .matches
+                .iter()
+                .find(|m| m.first == name && m.second == PERFECT)?;
+            Some(PerfectPlayScore::of_match(
+                &rules,
+                cache,
+                &openings,
+                &played.result.games,
+            ))
+        })
+        .collect();
     let curve: Vec<CurvePoint> = curve_steps
         .iter()
         .zip(&report.candidates)
@@ -621,7 +638,7 @@ fn study_preset(
             perfect,
         })
         .collect();
-    let ladder = ladder_summary(&report, openings);
+    let ladder = ladder_summary(&report, openings.len());
     log(&format!(
         "{preset}: span {:.0} Elo, {} levels, agent {:.0} -> {:.0} Elo",
         ladder.span, ladder.levels, ladder.initial.0, ladder.trained.0
@@ -700,39 +717,25 @@ fn training_summary(dir: &RunDir) -> Result<TrainingSummary, RunError> {
 
 /// The engine against itself from the start (a fresh start per game where the rules draw
 /// one), counted for the player who makes the first decision.
-fn strong_play<W: Bitboard>(
-    rules: &Rules,
-    measure: &MeasureSection,
-    seed: u64,
-) -> Result<StrongPlay, String> {
+fn strong_play(rules: &Rules, measure: &MeasureSection, seed: u64) -> Result<StrongPlay, String> {
     let weights = WeightsFile::embedded()
         .weights_for(rules, "embedded weights")
         .map_err(|e| e.to_string())?;
+    // Each engine's seed is the one its factory is built with (the spec's own is 0).
+    let engine = AgentSpec::Engine(SearchConfig {
+        depth: measure.strong_depth,
+        random_margin: measure.strong_margin,
+        ..SearchConfig::default()
+    });
+    let engine = AgentFactory::with_network(&engine, rules, weights, None);
     let games: Vec<(f64, usize, usize)> = (0..measure.strong_games as u64)
         .into_par_iter()
         .map(|game| {
             let start =
-                Game::<W>::try_start(rules, seed.wrapping_add(game)).map_err(|e| e.to_string())?;
-            let engine = |offset: u64| {
-                EngineAgent::new(
-                    rules,
-                    weights.clone(),
-                    SearchConfig {
-                        depth: measure.strong_depth,
-                        random_margin: measure.strong_margin,
-                        seed: seed.wrapping_mul(7919).wrapping_add(2 * game + offset),
-                        ..SearchConfig::default()
-                    },
-                )
-            };
-            let (mut first, mut second) = (engine(0), engine(1));
-            let result = play_game(
-                rules,
-                &start,
-                [&mut first, &mut second],
-                seat_to_move(&start),
-                None,
-            );
+                AnyGame::try_start(rules, seed.wrapping_add(game)).map_err(|e| e.to_string())?;
+            let engine_seed = |offset: u64| seed.wrapping_mul(7919).wrapping_add(2 * game + offset);
+            let seeds = [engine_seed(0), engine_seed(1)];
+            let result = play_built(rules, &start, [&engine, &engine], seeds);
             // The branching factor along the game, replayed: players' decisions only (not the
             // chance event after equal komi bids).
             let mut position = start;

@@ -6,9 +6,9 @@ use std::time::{Duration, Instant};
 
 use burn::tensor::Device;
 use flipzero_arena::{AgentFactory, AgentSpec};
-use flipzero_core::{Bitboard, Game, GameWidth, Rules, with_width};
-use flipzero_engine::{Engine, SearchConfig, WeightsFile};
-use flipzero_mcts::Evaluator;
+use flipzero_core::{AnyGame, Rules};
+use flipzero_engine::{AnyEngine, SearchConfig, WeightsFile};
+use flipzero_mcts::evaluate_game;
 use flipzero_nn::NetEvaluator;
 use serde::{Deserialize, Serialize};
 
@@ -166,11 +166,7 @@ pub fn agent_move(
         status: 500,
         message: format!("agent `{}`: {reason}", request.agent),
     };
-    // The agents are generic over the board's width, for speed.
-    let decision = with_width!(rules.square_count(), W => {
-        let game = W::game_of(&game).ok_or_else(|| failed("a game of another width".into()))?;
-        factory.build::<W>(request.seed).choose(game).map_err(failed)?
-    });
+    let decision = factory.choose_once(request.seed, &game).map_err(failed)?;
     let seconds = started.elapsed().as_secs_f64();
     let name = game.decision_name(&rules, decision);
     canonical.decisions.push(name.clone());
@@ -264,27 +260,19 @@ pub fn analyze(
         .collect();
     let mut network_value = None;
     let mut network_margin = None;
-    // The engine and the network are generic over the board's width, for speed.
-    with_width!(rules.square_count(), W => {
-        let game = W::game_of(&game).ok_or_else(|| ApiError {
-            status: 500,
-            message: "a game of another width".to_owned(),
-        })?;
-        if request.depth > 0 {
-            engine_values(&rules, game, request.depth, &mut decisions)?;
+    if request.depth > 0 {
+        engine_values(&rules, &game, request.depth, &mut decisions)?;
+    }
+    if let Some(net) = &net {
+        let mut evaluator = NetEvaluator::new(&rules, net, device);
+        let evaluation = evaluate_game(&mut evaluator, &rules, &game)
+            .ok_or_else(|| ApiError::bad("the network gave no evaluation"))?;
+        for (entry, prior) in decisions.iter_mut().zip(evaluation.priors) {
+            entry.prior = Some(prior);
         }
-        if let Some(net) = &net {
-            let mut evaluator = NetEvaluator::new(&rules, net, device);
-            let evaluation = Evaluator::<W>::evaluate(&mut evaluator, &rules, &[(game, &legal)])
-                .pop()
-                .ok_or_else(|| ApiError::bad("the network gave no evaluation"))?;
-            for (entry, prior) in decisions.iter_mut().zip(evaluation.priors) {
-                entry.prior = Some(prior);
-            }
-            network_value = Some(evaluation.value);
-            network_margin = Some(evaluation.score * rules.square_count() as f32);
-        }
-    });
+        network_value = Some(evaluation.value);
+        network_margin = Some(evaluation.score * rules.square_count() as f32);
+    }
     Ok(Analysis {
         decisions,
         network_value,
@@ -293,9 +281,9 @@ pub fn analyze(
     })
 }
 
-fn engine_values<W: Bitboard>(
+fn engine_values(
     rules: &Rules,
-    game: &Game<W>,
+    game: &AnyGame,
     depth: u32,
     decisions: &mut [DecisionAnalysis],
 ) -> Result<(), ApiError> {
@@ -313,9 +301,9 @@ fn engine_values<W: Bitboard>(
         )),
         ..SearchConfig::default()
     };
-    let mut engine = Engine::<W>::new(rules, weights, config);
+    let mut engine = AnyEngine::new(rules, weights, config);
     for value in engine.analyze(game, depth) {
-        let name = flipzero_core::decision_name(rules, game.geometry(), value.decision);
+        let name = game.decision_name(rules, value.decision);
         if let Some(entry) = decisions.iter_mut().find(|entry| entry.name == name) {
             entry.value = Some(f64::from(value.value) / 100.0);
             entry.exact = value.exact;

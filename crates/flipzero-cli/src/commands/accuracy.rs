@@ -8,7 +8,7 @@ use burn::tensor::Device;
 use clap::Args;
 use flipzero_arena::accuracy::{AccuracyReport, measure, sample_positions};
 use flipzero_arena::{AgentFactory, AgentSpec, ExactCache, MctsSpec};
-use flipzero_core::{Bitboard, Game, Rules};
+use flipzero_core::{AnyGame, Rules};
 use flipzero_engine::WeightsFile;
 use flipzero_nn::NetEvaluator;
 use flipzero_run::SearchKind;
@@ -75,14 +75,14 @@ fn default_cache(checkpoint: &Path) -> PathBuf {
     }
 }
 
-fn read_positions<W: Bitboard>(rules: &Rules, path: &Path) -> anyhow::Result<Vec<Game<W>>> {
+fn read_positions(rules: &Rules, path: &Path) -> anyhow::Result<Vec<AnyGame>> {
     let text = std::fs::read_to_string(path).with_context(|| format!("{}", path.display()))?;
     text.lines()
         .enumerate()
         .map(|(number, line)| (number, line.split(';').next().unwrap_or("").trim()))
         .filter(|(_, line)| !line.is_empty())
         .map(|(number, line)| {
-            Game::<W>::from_text(rules, line)
+            AnyGame::from_text(rules, line)
                 .map_err(|e| anyhow::anyhow!("{} line {}: {e}", path.display(), number + 1))
         })
         .collect()
@@ -110,37 +110,34 @@ pub(crate) fn run(args: &AccuracyArgs) -> anyhow::Result<()> {
         AgentFactory::with_network(&spec, &rules, weights.clone(), Some(network.clone()));
     let engine: AgentSpec = "engine:depth=4,random=100".parse()?;
     let engine = AgentFactory::with_network(&engine, &rules, weights, None);
-    let report = flipzero_core::with_width!(rules.square_count(), W => {
-        let positions = match &args.positions {
-            Some(path) => read_positions::<W>(&rules, path)?,
-            None => {
-                eprintln!("drawing {} positions from games ...", args.sample);
-                sample_positions::<W>(
-                    &rules,
-                    &searcher,
-                    &engine,
-                    args.sample,
-                    args.empties.clone(),
-                    args.opening_plies,
-                    args.seed,
-                )
-            }
-        };
-        eprintln!(
-            "scoring every decision of {} positions exactly (kept in {}) ...",
-            positions.len(),
-            cache_path.display()
-        );
-        cache.solve_decisions(&rules, &positions)?;
-        let (net, device) = &network;
-        measure::<W, _, _>(
-            &rules,
-            &cache,
-            &positions,
-            || NetEvaluator::new(&rules, net, device).over_every_symmetry(args.symmetries),
-            &searcher,
-        )
-    });
+    let positions = match &args.positions {
+        Some(path) => read_positions(&rules, path)?,
+        None => {
+            eprintln!("drawing {} positions from games ...", args.sample);
+            sample_positions(
+                &rules,
+                &searcher,
+                &engine,
+                args.sample,
+                args.empties.clone(),
+                args.opening_plies,
+                args.seed,
+            )
+        }
+    };
+    eprintln!(
+        "scoring every decision of {} positions exactly (kept in {}) ...",
+        positions.len(),
+        cache_path.display()
+    );
+    let (net, device) = &network;
+    let report = measure(
+        &rules,
+        &mut cache,
+        &positions,
+        || NetEvaluator::new(&rules, net, device).over_every_symmetry(args.symmetries),
+        &searcher,
+    )?;
     print_report(&report, loaded.meta.step, args);
     Ok(())
 }

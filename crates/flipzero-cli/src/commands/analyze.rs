@@ -6,8 +6,8 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
-use flipzero_core::{Bitboard, Game, Rules, decision_name, variant::notation};
-use flipzero_engine::{Engine, SearchConfig};
+use flipzero_core::{AnyGame, Rules};
+use flipzero_engine::{AnyEngine, SearchConfig};
 
 use super::engine_setup::weights_for;
 
@@ -47,29 +47,27 @@ pub(crate) fn run(args: &AnalyzeArgs) -> anyhow::Result<()> {
     let rules = Rules::load(&args.variant, args.size)
         .with_context(|| format!("--variant {}", args.variant))?;
     let weights = weights_for(&rules, args.weights.as_ref())?;
-    flipzero_core::with_width!(rules.square_count(), W => {
-        let mut game = match &args.position {
-            Some(text) => Game::<W>::from_text(&rules, text).context("--position")?,
-            None => Game::<W>::start(&rules),
-        };
-        if let Some(moves) = &args.moves {
-            game = notation::replay(&rules, &game, moves).context("--moves")?;
-        }
-        let config = SearchConfig {
-            depth: args.depth,
-            solve_empties: args.solve,
-            end_search_empties: args.end,
-            ..SearchConfig::default()
-        };
-        let mut engine = Engine::<W>::new(&rules, weights, config);
-        report(&rules, &game, &mut engine, args)
-    })
+    let mut game = match &args.position {
+        Some(text) => AnyGame::from_text(&rules, text).context("--position")?,
+        None => AnyGame::start(&rules),
+    };
+    if let Some(moves) = &args.moves {
+        game = game.replay_decisions(&rules, moves).context("--moves")?.1;
+    }
+    let config = SearchConfig {
+        depth: args.depth,
+        solve_empties: args.solve,
+        end_search_empties: args.end,
+        ..SearchConfig::default()
+    };
+    let mut engine = AnyEngine::new(&rules, weights, config);
+    report(&rules, &game, &mut engine, args)
 }
 
-fn report<W: Bitboard>(
+fn report(
     rules: &Rules,
-    game: &Game<W>,
-    engine: &mut Engine<W>,
+    game: &AnyGame,
+    engine: &mut AnyEngine,
     args: &AnalyzeArgs,
 ) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
@@ -79,7 +77,7 @@ fn report<W: Bitboard>(
     let started = Instant::now();
     let values = engine.analyze(game, args.depth);
     let seconds = started.elapsed().as_secs_f64();
-    let name = |decision| decision_name(rules, game.geometry(), decision);
+    let name = |decision| game.decision_name(rules, decision);
     if args.json {
         let decisions: Vec<_> = values
             .iter()

@@ -8,7 +8,7 @@ use clap::Args;
 use flipzero_arena::journal::Journal;
 use flipzero_arena::ladder::{LadderJournal, LadderReport, ladder_anchored, rung, rung_name};
 use flipzero_arena::perfect::check_within_reach;
-use flipzero_arena::{AgentFactory, AgentSpec, MctsSpec, random_openings};
+use flipzero_arena::{AgentFactory, AgentSpec, MctsSpec, OpeningFilter, opening_positions};
 use flipzero_engine::WeightsFile;
 
 /// Arguments of `flipzero ladder`.
@@ -84,14 +84,21 @@ pub(crate) fn run(args: &LadderArgs) -> anyhow::Result<()> {
         journal,
         candidate_ids: &candidate_ids,
     });
-    let report = flipzero_core::with_width!(rules.square_count(), W => {
-        let openings = random_openings::<W>(&rules, args.openings, args.opening_plies, args.seed);
-        if args.perfect {
-            check_within_reach(&rules, &openings).context("--perfect")?;
-        }
-        let candidates = std::slice::from_ref(&candidate);
-        ladder_anchored::<W>(&rules, candidates, &rungs, 0, &openings, kept.as_ref(), &|_| {})?
-    });
+    let plies = args.opening_plies..=args.opening_plies;
+    let openings = opening_positions(&rules, args.openings, plies, OpeningFilter::All, args.seed)?;
+    if args.perfect {
+        check_within_reach(&rules, &openings).context("--perfect")?;
+    }
+    let candidates = std::slice::from_ref(&candidate);
+    let report = ladder_anchored(
+        &rules,
+        candidates,
+        &rungs,
+        0,
+        &openings,
+        kept.as_ref(),
+        &|_| {},
+    )?;
     if report.resumed > 0 {
         eprintln!("resumed: {} games taken from the journal", report.resumed);
     }

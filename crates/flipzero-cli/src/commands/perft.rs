@@ -5,10 +5,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use clap::Args;
-use flipzero_core::{
-    Bitboard, Game, Geometry, Kernel, Position, Preset, Rules, perft_parallel, perft_with_kernel,
-    variant,
-};
+use flipzero_core::{AnyGame, AnyPosition, Kernel, Preset, Rules};
 
 /// Arguments of `flipzero perft`.
 #[derive(Debug, Args)]
@@ -67,16 +64,10 @@ pub(crate) fn run(args: &PerftArgs) -> anyhow::Result<()> {
         }
         None => (args.size.unwrap_or(8), args.size.unwrap_or(8)),
     };
-    flipzero_core::with_width!(u32::from(rows) * u32::from(cols), W => {
-        let position = match &args.position {
-            Some(text) => Position::<W>::from_text(text).context("--position")?,
-            None => Position::start(Geometry::<W>::get(rows, cols)?),
-        };
-        count_othello(&position, args)
-    })
-}
-
-fn count_othello<W: Bitboard>(position: &Position<W>, args: &PerftArgs) -> anyhow::Result<()> {
+    let position = match &args.position {
+        Some(text) => AnyPosition::from_text(text).context("--position")?,
+        None => AnyPosition::start(rows, cols)?,
+    };
     let kernel = if args.portable {
         Kernel::Portable
     } else {
@@ -84,15 +75,15 @@ fn count_othello<W: Bitboard>(position: &Position<W>, args: &PerftArgs) -> anyho
     };
     let title = format!(
         "perft {} from {position}, {} thread(s), {} kernel",
-        position.geometry().size_name(),
+        position.size_name(),
         args.threads,
         kernel.name()
     );
     count_depths(args, &title, |depth| {
         if args.threads > 1 {
-            perft_parallel(position, depth)
+            position.perft_parallel(depth)
         } else {
-            perft_with_kernel(position, depth, kernel)
+            position.perft(depth, kernel)
         }
     })
 }
@@ -101,26 +92,24 @@ fn count_variant(rules: &Rules, args: &PerftArgs) -> anyhow::Result<()> {
     if args.portable {
         bail!("--portable chooses the Othello fast path's kernel; the variant engine has one");
     }
-    flipzero_core::with_width!(rules.square_count(), W => {
-        let start = match &args.position {
-            Some(text) => Game::<W>::from_text(rules, text).context("--position")?,
-            None => Game::<W>::start(rules),
-        };
-        let title = format!(
-            "perft {} {}x{} from {}, {} thread(s), variant engine",
-            args.variant.as_deref().unwrap_or_default(),
-            rules.rows(),
-            rules.cols(),
-            start.to_text(rules),
-            args.threads
-        );
-        count_depths(args, &title, |depth| {
-            if args.threads > 1 {
-                variant::perft::perft_parallel(rules, &start, depth)
-            } else {
-                variant::perft::perft(rules, &start, depth)
-            }
-        })
+    let start = match &args.position {
+        Some(text) => AnyGame::from_text(rules, text).context("--position")?,
+        None => AnyGame::start(rules),
+    };
+    let title = format!(
+        "perft {} {}x{} from {}, {} thread(s), variant engine",
+        args.variant.as_deref().unwrap_or_default(),
+        rules.rows(),
+        rules.cols(),
+        start.to_text(rules),
+        args.threads
+    );
+    count_depths(args, &title, |depth| {
+        if args.threads > 1 {
+            start.perft_parallel(rules, depth)
+        } else {
+            start.perft(rules, depth)
+        }
     })
 }
 

@@ -6,10 +6,8 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::Args;
-use flipzero_core::{
-    Bitboard, Color, Decision, Game, Outcome, Rules, decision_name, variant::notation,
-};
-use flipzero_engine::Engine;
+use flipzero_core::{AnyGame, Color, Decision, Outcome, Rules, Square};
+use flipzero_engine::AnyEngine;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
@@ -42,48 +40,44 @@ pub(crate) fn run(args: &PlayArgs) -> anyhow::Result<()> {
     let rules = Rules::load(&args.variant, args.size)
         .with_context(|| format!("--variant {}", args.variant))?;
     let weights = weights_for(&rules, args.weights.as_ref())?;
-    flipzero_core::with_width!(rules.square_count(), W => {
-        let start = Game::<W>::try_start(&rules, args.seed).context("the start position")?;
-        let seat = |spec: &PlayerSpec| match spec {
-            PlayerSpec::Human => None,
-            PlayerSpec::Engine(config) => {
-                Some(Engine::<W>::new(&rules, weights.clone(), config.clone()))
-            }
-        };
-        let mut players = [seat(&args.black), seat(&args.white)];
-        let stdin = std::io::stdin();
-        let (input, out) = (&mut stdin.lock(), &mut std::io::stdout().lock());
-        play(&rules, start, &mut players, args.seed, input, out)
-    })
+    let start = AnyGame::try_start(&rules, args.seed).context("the start position")?;
+    let seat = |spec: &PlayerSpec| match spec {
+        PlayerSpec::Human => None,
+        PlayerSpec::Engine(config) => Some(AnyEngine::new(&rules, weights.clone(), config.clone())),
+    };
+    let mut players = [seat(&args.black), seat(&args.white)];
+    let stdin = std::io::stdin();
+    let (input, out) = (&mut stdin.lock(), &mut std::io::stdout().lock());
+    play(&rules, start, &mut players, args.seed, input, out)
 }
 
 const HELP: &str = "type a move (f5; pass; the variant's forms such as c6x or bid+2), `undo` to \
 take back your last move, `moves` to list the legal ones, `quit` to stop";
 
-fn play<W: Bitboard>(
+fn play(
     rules: &Rules,
-    mut game: Game<W>,
-    players: &mut [Option<Engine<W>>; 2],
+    mut game: AnyGame,
+    players: &mut [Option<AnyEngine>; 2],
     seed: u64,
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
     // The positions where a human was about to decide, for undo.
-    let mut human_turns: Vec<Game<W>> = Vec::new();
+    let mut human_turns: Vec<AnyGame> = Vec::new();
     let mut shown = true;
     writeln!(out, "{HELP}")?;
     while !game.is_over() {
         // Seeded by the position too: after an undo the same bids draw the same seats.
         let mut chance = ChaCha8Rng::seed_from_u64(seed ^ game.hash());
         if let Some(outcome) = game.draw_chance(rules, &mut chance) {
-            let name = decision_name(rules, game.geometry(), outcome);
+            let name = game.decision_name(rules, outcome);
             writeln!(out, "equal bids: the seats are drawn ({name})")?;
             game = game.play_unchecked(rules, outcome);
             continue;
         }
         let side = game.side_to_move();
         let legal = game.legal_decisions(rules);
-        let name = |decision: Decision| decision_name(rules, game.geometry(), decision);
+        let name = |decision: Decision| game.decision_name(rules, decision);
         // Players keep their seats; komi bidding may put the first bidder on White.
         let seat = if game.seats_swapped() {
             side.opponent()
@@ -112,11 +106,14 @@ fn play<W: Bitboard>(
             continue;
         }
         if !shown {
-            let marks = legal.iter().fold(W::EMPTY, |set, decision| match decision {
-                Decision::Square { square, .. } => set | W::square(square.index()),
-                _ => set,
-            });
-            write!(out, "{}", game.to_diagram_marked(rules, marks))?;
+            let marks: Vec<Square> = legal
+                .iter()
+                .filter_map(|decision| match decision {
+                    Decision::Square { square, .. } => Some(*square),
+                    _ => None,
+                })
+                .collect();
+            write!(out, "{}", game.to_diagram_marked(rules, &marks))?;
             shown = true;
         }
         let names: Vec<String> = legal.iter().map(|&d| name(d)).collect();
@@ -149,7 +146,7 @@ fn play<W: Bitboard>(
                 }
                 // Not one legal decision: the notation says what is wrong, or that it holds
                 // several.
-                None => match notation::replay(rules, &game, text) {
+                None => match game.replay_decisions(rules, text) {
                     Ok(_) => writeln!(out, "one decision at a time, please")?,
                     Err(error) => writeln!(out, "not played: {}", error.reason)?,
                 },

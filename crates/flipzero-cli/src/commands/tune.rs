@@ -187,9 +187,7 @@ fn fit_linear(
         seed: args.seed,
     };
     let started = Instant::now();
-    let report = flipzero_core::with_width!(rules.square_count(), W => {
-        tune::<W>(rules, &start, &config)?
-    });
+    let report = tune(rules, &start, &config)?;
     let seconds = started.elapsed().as_secs_f64();
     let note = format!(
         "{}: held-out error {:.2} -> {:.2} discs over {} samples ({} exact)",
@@ -241,9 +239,7 @@ fn fit_patterns(
         seed: args.seed,
     };
     let started = Instant::now();
-    let report: PatternTuneReport = flipzero_core::with_width!(rules.square_count(), W => {
-        tune_patterns::<W>(rules, &start, &config)?
-    });
+    let report: PatternTuneReport = tune_patterns(rules, &start, &config)?;
     let seconds = started.elapsed().as_secs_f64();
     let errors: Vec<String> = report
         .error_by_round
@@ -337,9 +333,7 @@ fn fit_probcut(
         seed: args.seed,
     };
     let started = Instant::now();
-    let report = flipzero_core::with_width!(rules.square_count(), W => {
-        tune_probcut::<W>(rules, &start, &config)?
-    });
+    let report = tune_probcut(rules, &start, &config)?;
     let seconds = started.elapsed().as_secs_f64();
     let note = format!(
         "{}: {} positions searched to depths 1-{}; {seconds:.0} s",

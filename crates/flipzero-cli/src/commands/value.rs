@@ -153,9 +153,7 @@ pub(crate) fn run(args: &ValueArgs) -> anyhow::Result<()> {
                 time: args.seconds.map(Duration::from_secs_f64),
                 max_turns: args.max_turns.unwrap_or(defaults.max_turns),
             };
-            let value = flipzero_core::with_width!(rules.square_count(), W => {
-                start_value::<W>(&rules, search, args.table_bits, limits)
-            });
+            let value = start_value(&rules, search, args.table_bits, limits);
             match value {
                 Ok(value) => {
                     print_value(&mut out, args.json, variant, &rules, search, &value)?;

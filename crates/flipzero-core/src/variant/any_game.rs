@@ -23,7 +23,7 @@ use crate::color::{Color, Outcome};
 use crate::geometry::Square;
 use crate::variant::{
     Decision, DecisionError, Game, GameTextError, Phase, ReplayError, Rules, StartError,
-    decision_name, notation,
+    decision_name, notation, perft,
 };
 
 /// A [`Game`] on the narrowest bitboard that holds its board.
@@ -124,6 +124,17 @@ impl AnyGame {
         each_width!(self, game => game.to_diagram(rules))
     }
 
+    /// The ASCII diagram with `marks` shown on their empty squares (see
+    /// [`Game::to_diagram_marked`]).
+    pub fn to_diagram_marked(&self, rules: &Rules, marks: &[Square]) -> String {
+        fn set<W: Bitboard>(marks: &[Square]) -> W {
+            marks
+                .iter()
+                .fold(W::EMPTY, |set, square| set | W::square(square.index()))
+        }
+        each_width!(self, game => game.to_diagram_marked(rules, set(marks)))
+    }
+
     /// The legal decisions, in the rules' order.
     pub fn legal_decisions(&self, rules: &Rules) -> Vec<Decision> {
         each_width!(self, game => game.legal_decisions(rules))
@@ -189,6 +200,11 @@ impl AnyGame {
         each_width!(self, game => game.draw_chance(rules, rng))
     }
 
+    /// Whether the next decision is a chance event's (see [`Game::awaits_chance`]).
+    pub fn awaits_chance(&self) -> bool {
+        each_width!(self, game => game.awaits_chance())
+    }
+
     /// Whether the game is over.
     pub fn is_over(&self) -> bool {
         each_width!(self, game => game.is_over())
@@ -233,6 +249,72 @@ impl AnyGame {
     pub fn hash(&self) -> u64 {
         each_width!(self, game => game.hash())
     }
+
+    /// The leaves of the game tree `depth` turns deep, on one thread (see
+    /// [`perft::perft`](crate::variant::perft::perft)).
+    pub fn perft(&self, rules: &Rules, depth: u32) -> u64 {
+        each_width!(self, game => perft::perft(rules, game, depth))
+    }
+
+    /// [`AnyGame::perft`] on every thread of the current rayon pool.
+    pub fn perft_parallel(&self, rules: &Rules, depth: u32) -> u64 {
+        each_width!(self, game => perft::perft_parallel(rules, game, depth))
+    }
+}
+
+impl<W: GameWidth> From<Game<W>> for AnyGame {
+    fn from(game: Game<W>) -> Self {
+        W::into_any(game)
+    }
+}
+
+/// What code that names, stores or scores games reads of one, the same for a [`Game`] of any
+/// width and an [`AnyGame`], so that such code need not be generic over the width.
+pub trait GameView {
+    /// The one-line text.
+    fn to_text(&self, rules: &Rules) -> String;
+    /// The komi in White's favour.
+    fn komi(&self) -> f64;
+    /// Whether komi bidding swapped the seats.
+    fn seats_swapped(&self) -> bool;
+    /// The empty squares.
+    fn empty_count(&self) -> u32;
+}
+
+impl<W: Bitboard> GameView for Game<W> {
+    fn to_text(&self, rules: &Rules) -> String {
+        Game::to_text(self, rules)
+    }
+
+    fn komi(&self) -> f64 {
+        Game::komi(self)
+    }
+
+    fn seats_swapped(&self) -> bool {
+        Game::seats_swapped(self)
+    }
+
+    fn empty_count(&self) -> u32 {
+        self.empty().count()
+    }
+}
+
+impl GameView for AnyGame {
+    fn to_text(&self, rules: &Rules) -> String {
+        AnyGame::to_text(self, rules)
+    }
+
+    fn komi(&self) -> f64 {
+        AnyGame::komi(self)
+    }
+
+    fn seats_swapped(&self) -> bool {
+        AnyGame::seats_swapped(self)
+    }
+
+    fn empty_count(&self) -> u32 {
+        AnyGame::empty_count(self)
+    }
 }
 
 /// The widths an [`AnyGame`] holds: the bridge from a width-erased game to the code that is
@@ -241,6 +323,9 @@ pub trait GameWidth: Bitboard {
     /// The game inside, when it has this width (the width `rules.square_count()` picks, for
     /// a game made from those rules).
     fn game_of(any: &AnyGame) -> Option<&Game<Self>>;
+
+    /// The game behind the width-erased handle.
+    fn into_any(game: Game<Self>) -> AnyGame;
 }
 
 macro_rules! game_width {
@@ -251,6 +336,10 @@ macro_rules! game_width {
                     AnyGame::$variant(game) => Some(game),
                     _ => None,
                 }
+            }
+
+            fn into_any(game: Game<Self>) -> AnyGame {
+                AnyGame::$variant(game)
             }
         }
     };

@@ -8,7 +8,7 @@ pub mod notation;
 pub mod perft;
 pub mod rules;
 
-pub use any_game::{AnyGame, GameWidth};
+pub use any_game::{AnyGame, GameView, GameWidth};
 pub use decision::{Decision, Orientation};
 pub use game::{DecisionError, Game, GameTextError, Phase, StartError};
 pub use notation::{ReplayError, decision_name, replay, replay_decisions};
