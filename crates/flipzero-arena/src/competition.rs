@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use burn::tensor::Device;
-use flipzero_core::{Bitboard, Color, Game, Rules, variant::notation, with_width};
+use flipzero_core::{Bitboard, Color, Game, GameView, Rules, with_width};
 use flipzero_engine::WeightsFile;
 use serde::{Deserialize, Serialize};
 
@@ -384,11 +384,11 @@ fn saved<W: Bitboard>(
 
 impl SavedGame {
     /// The record of `game`, played from `opening` by the agents `names` (first, second).
-    pub fn new<W: Bitboard>(
+    pub fn new(
         variant: &str,
         size: Option<u8>,
         rules: &Rules,
-        opening: &Game<W>,
+        opening: &impl GameView,
         names: (&str, &str),
         game: &GameResult,
     ) -> Self {
@@ -398,16 +398,7 @@ impl SavedGame {
         } else {
             ((names.1, names.0), [second_seconds, first_seconds])
         };
-        let mut position = opening.clone();
-        let mut moves = Vec::with_capacity(game.decisions.len());
-        for &decision in &game.decisions {
-            moves.push(notation::decision_name(
-                rules,
-                position.geometry(),
-                decision,
-            ));
-            position = position.play_unchecked(rules, decision);
-        }
+        let moves = opening.decision_names(rules, &game.decisions);
         let black_points = if game.first_agent_color == Color::Black {
             game.points
         } else {

@@ -26,7 +26,7 @@ pub use matches::{
     play_paired_resuming, seat_to_move,
 };
 pub use openings::{
-    Opening, OpeningFilter, balanced_opening_lines, opening_lines_between, opening_positions,
-    opening_suite, positions, random_opening_lines, random_openings,
+    AnySuite, Opening, OpeningFilter, balanced_opening_lines, opening_lines_between, opening_suite,
+    positions, random_opening_lines, random_openings,
 };
 pub use perfect::{ExactCache, ExactError, PerfectPlayScore, exact_openings};

@@ -3,12 +3,14 @@
 use std::collections::HashSet;
 use std::ops::RangeInclusive;
 
-use flipzero_core::{AnyGame, Bitboard, Decision, Game, Rules, with_width};
+use flipzero_core::{AnyGame, Bitboard, Decision, Game, Rules, U256, Width};
 use flipzero_engine::{Engine, SearchConfig, Weights};
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use crate::agent::AgentFactory;
+use crate::matches::{GameResult, MatchResult, play_paired};
 use crate::perfect::{ExactCache, ExactError, exact_openings};
 
 /// An opening and how it was reached: the start it was drawn from and the decisions played
@@ -147,21 +149,101 @@ pub fn opening_suite<W: Bitboard>(
     })
 }
 
-/// The positions of [`opening_suite`], for code that is not generic over the board width.
-///
-/// # Errors
-/// As [`opening_suite`].
-pub fn opening_positions(
-    rules: &Rules,
-    count: usize,
-    plies: RangeInclusive<u32>,
-    filter: OpeningFilter,
-    seed: u64,
-) -> Result<Vec<AnyGame>, ExactError> {
-    with_width!(rules.square_count(), W => {
-        let suite = opening_suite::<W>(rules, count, plies, filter, seed)?;
-        Ok(suite.into_iter().map(|opening| AnyGame::from(opening.position)).collect())
-    })
+/// A suite of openings with their lines on the bitboard width of its rules' board: the
+/// suite for code that is not generic over the width.
+#[derive(Clone, Debug)]
+pub enum AnySuite {
+    /// Up to 64 squares.
+    Bits64(Vec<Opening<u64>>),
+    /// Up to 128 squares.
+    Bits128(Vec<Opening<u128>>),
+    /// Up to 256 squares.
+    Bits256(Vec<Opening<U256>>),
+}
+
+/// Runs `$body` with `$suite` bound to the openings inside, whatever their width.
+macro_rules! each_width {
+    ($any:expr, $suite:ident => $body:expr) => {
+        match $any {
+            AnySuite::Bits64($suite) => $body,
+            AnySuite::Bits128($suite) => $body,
+            AnySuite::Bits256($suite) => $body,
+        }
+    };
+}
+
+impl AnySuite {
+    /// [`opening_suite`] on the width the rules' board needs.
+    ///
+    /// # Errors
+    /// As [`opening_suite`].
+    pub fn draw(
+        rules: &Rules,
+        count: usize,
+        plies: RangeInclusive<u32>,
+        filter: OpeningFilter,
+        seed: u64,
+    ) -> Result<Self, ExactError> {
+        Ok(match Width::for_squares(rules.square_count()) {
+            Width::Bits64 => AnySuite::Bits64(opening_suite(rules, count, plies, filter, seed)?),
+            Width::Bits128 => AnySuite::Bits128(opening_suite(rules, count, plies, filter, seed)?),
+            Width::Bits256 => AnySuite::Bits256(opening_suite(rules, count, plies, filter, seed)?),
+        })
+    }
+
+    /// The number of openings.
+    pub fn len(&self) -> usize {
+        each_width!(self, suite => suite.len())
+    }
+
+    /// Whether the suite has no opening.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The positions the games start from.
+    pub fn positions(&self) -> Vec<AnyGame> {
+        each_width!(self, suite => suite
+            .iter()
+            .map(|opening| AnyGame::from(opening.position.clone()))
+            .collect())
+    }
+
+    /// Solves the positions into `cache` (see [`ExactCache::solve_all`]).
+    ///
+    /// # Errors
+    /// As [`ExactCache::solve_all`].
+    pub fn solve_into(&self, rules: &Rules, cache: &mut ExactCache) -> Result<(), ExactError> {
+        each_width!(self, suite => cache.solve_all(rules, &positions(suite)))
+    }
+
+    /// A paired match over the suite (see [`play_paired`]) between fresh agents of `first`
+    /// and `second`, both seeded by the game's number and told the line of its opening
+    /// (engines told positions as moves replay it); `on_game` hears of each finished game.
+    pub fn play_paired(
+        &self,
+        rules: &Rules,
+        first: &AgentFactory,
+        second: &AgentFactory,
+        on_game: impl Fn(&GameResult) + Sync,
+    ) -> MatchResult {
+        fn play<W: Bitboard>(
+            rules: &Rules,
+            suite: &[Opening<W>],
+            factories: [&AgentFactory; 2],
+            on_game: impl Fn(&GameResult) + Sync,
+        ) -> MatchResult {
+            let agents = |game: usize| {
+                let opening = &suite[game / 2];
+                let [mut first, mut second] = factories.map(|f| f.build::<W>(game as u64));
+                first.start_from(&opening.start, &opening.decisions);
+                second.start_from(&opening.start, &opening.decisions);
+                (first, second)
+            };
+            play_paired(rules, &positions(suite), None, agents, on_game)
+        }
+        each_width!(self, suite => play(rules, suite, [first, second], on_game))
+    }
 }
 
 fn filtered_openings<W: Bitboard>(

@@ -7,10 +7,10 @@ use std::time::Instant;
 use burn::tensor::Device;
 use flipzero_arena::competition::SavedGame;
 use flipzero_arena::{
-    AgentFactory, AgentSpec, ExactCache, ExactError, MctsSpec, NamedAgentSpec, OpeningFilter,
-    PerfectPlayScore, opening_suite, play_paired, positions,
+    AgentFactory, AgentSpec, AnySuite, ExactCache, ExactError, MctsSpec, NamedAgentSpec,
+    OpeningFilter, PerfectPlayScore,
 };
-use flipzero_core::{AnyGame, Bitboard, Outcome, Rules, RulesSpec, with_width};
+use flipzero_core::{AnyGame, Outcome, Rules, RulesSpec};
 use flipzero_data::files::FileError;
 use flipzero_data::{ENCODER_VERSION, Sample, ShardHeader, replay_window, write_shard};
 use flipzero_engine::WeightsFile;
@@ -534,14 +534,6 @@ impl Run {
         options: &EvaluateOptions,
         progress: &dyn Progress,
     ) -> Result<Vec<Record>, RunError> {
-        with_width!(self.rules().square_count(), W => self.evaluate_with::<W>(options, progress))
-    }
-
-    fn evaluate_with<W: Bitboard>(
-        &self,
-        options: &EvaluateOptions,
-        progress: &dyn Progress,
-    ) -> Result<Vec<Record>, RunError> {
         let step = match options.step {
             Some(step) => step,
             None => self.ensure_checkpoint()?,
@@ -590,11 +582,11 @@ impl Run {
             },
             _ => OpeningFilter::All,
         };
-        let openings = opening_suite::<W>(rules, count, plies, filter, seed)?;
-        let suite = positions(&openings);
+        let suite = AnySuite::draw(rules, count, plies, filter, seed)?;
         if let Some(cache) = exact.as_mut() {
-            cache.solve_all(rules, &suite)?;
+            suite.solve_into(rules, cache)?;
         }
+        let positions = suite.positions();
         let mcts = self.config.evaluate_mcts();
         let network = AgentFactory::with_network(
             &AgentSpec::Mcts(MctsSpec {
@@ -617,19 +609,7 @@ impl Run {
             let text = &named.name;
             let started = Instant::now();
             progress.begin(&format!("vs {text}"), 2 * suite.len() as u64);
-            let result = play_paired(
-                rules,
-                &suite,
-                None,
-                |game| {
-                    let opening = &openings[game / 2];
-                    let mut opponent = opponent.build::<W>(game as u64);
-                    // An external engine is told the opening as the moves that made it.
-                    opponent.start_from(&opening.start, &opening.decisions);
-                    (network.build::<W>(game as u64), opponent)
-                },
-                |_| progress.advance(1),
-            );
+            let result = suite.play_paired(rules, &network, opponent, |_| progress.advance(1));
             progress.end();
             if let Some(path) = &options.games {
                 let mut lines = String::new();
@@ -638,7 +618,7 @@ impl Run {
                         &self.config.settings.variant,
                         self.config.settings.size,
                         rules,
-                        &suite[index / 2],
+                        &positions[index / 2],
                         (&format!("network step {step}"), text),
                         game,
                     );
@@ -659,7 +639,9 @@ impl Run {
                 perfect: exact
                     .as_ref()
                     .filter(|_| named.spec == AgentSpec::Perfect)
-                    .map(|cache| PerfectPlayScore::of_match(rules, cache, &suite, &result.games)),
+                    .map(|cache| {
+                        PerfectPlayScore::of_match(rules, cache, &positions, &result.games)
+                    }),
                 seconds: started.elapsed().as_secs_f64(),
                 elapsed_seconds: self.elapsed_seconds(),
             };

@@ -20,7 +20,7 @@ use flipzero_arena::ladder::{
 };
 use flipzero_arena::perfect::{ExactCache, PerfectPlayScore};
 use flipzero_arena::{
-    AgentFactory, AgentSpec, MatchResult, MctsSpec, OpeningFilter, opening_positions, play_built,
+    AgentFactory, AgentSpec, AnySuite, MatchResult, MctsSpec, OpeningFilter, play_built,
 };
 use flipzero_core::{AnyGame, Preset, Rules};
 use flipzero_data::files::{FileError, write_atomically};
@@ -561,8 +561,9 @@ fn study_preset(
             None => OpeningFilter::All,
         }
     };
-    let openings = opening_positions(&rules, count, plies..=plies, filter, config.seed)
-        .map_err(|e| failed(e.to_string()))?;
+    let openings = AnySuite::draw(&rules, count, plies..=plies, filter, config.seed)
+        .map_err(|e| failed(e.to_string()))?
+        .positions();
     if openings.is_empty() {
         return Err(failed(format!(
             "no opening of {plies} plies is within the margin asked: raise \

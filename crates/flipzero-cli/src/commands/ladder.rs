@@ -8,7 +8,7 @@ use clap::Args;
 use flipzero_arena::journal::Journal;
 use flipzero_arena::ladder::{LadderJournal, LadderReport, ladder_anchored, rung, rung_name};
 use flipzero_arena::perfect::check_within_reach;
-use flipzero_arena::{AgentFactory, AgentSpec, MctsSpec, OpeningFilter, opening_positions};
+use flipzero_arena::{AgentFactory, AgentSpec, AnySuite, MctsSpec, OpeningFilter};
 use flipzero_engine::WeightsFile;
 
 /// Arguments of `flipzero ladder`.
@@ -85,7 +85,8 @@ pub(crate) fn run(args: &LadderArgs) -> anyhow::Result<()> {
         candidate_ids: &candidate_ids,
     });
     let plies = args.opening_plies..=args.opening_plies;
-    let openings = opening_positions(&rules, args.openings, plies, OpeningFilter::All, args.seed)?;
+    let openings =
+        AnySuite::draw(&rules, args.openings, plies, OpeningFilter::All, args.seed)?.positions();
     if args.perfect {
         check_within_reach(&rules, &openings).context("--perfect")?;
     }

@@ -279,6 +279,9 @@ pub trait GameView {
     fn seats_swapped(&self) -> bool;
     /// The empty squares.
     fn empty_count(&self) -> u32;
+    /// The move-list names of `decisions` played one after the other from here (known to be
+    /// legal, as a finished game's are).
+    fn decision_names(&self, rules: &Rules, decisions: &[Decision]) -> Vec<String>;
 }
 
 impl<W: Bitboard> GameView for Game<W> {
@@ -297,6 +300,16 @@ impl<W: Bitboard> GameView for Game<W> {
     fn empty_count(&self) -> u32 {
         self.empty().count()
     }
+
+    fn decision_names(&self, rules: &Rules, decisions: &[Decision]) -> Vec<String> {
+        let mut position = self.clone();
+        let mut names = Vec::with_capacity(decisions.len());
+        for &decision in decisions {
+            names.push(decision_name(rules, position.geometry(), decision));
+            position = position.play_unchecked(rules, decision);
+        }
+        names
+    }
 }
 
 impl GameView for AnyGame {
@@ -314,6 +327,10 @@ impl GameView for AnyGame {
 
     fn empty_count(&self) -> u32 {
         AnyGame::empty_count(self)
+    }
+
+    fn decision_names(&self, rules: &Rules, decisions: &[Decision]) -> Vec<String> {
+        each_width!(self, game => game.decision_names(rules, decisions))
     }
 }
 
