@@ -8,14 +8,12 @@
 //! of another competition is taken. A last line cut short by the interruption is dropped.
 
 use std::collections::HashMap;
-use std::fs::{File, OpenOptions};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
 use flipzero_core::{Color, Rules};
-use flipzero_data::files::write_atomically;
+use flipzero_data::files::{append_lines, complete_lines, write_atomically};
 use serde::{Deserialize, Serialize};
 
 use crate::matches::{Ending, GameResult, Thinking};
@@ -147,7 +145,8 @@ pub struct Journal {
     path: PathBuf,
     rules: Rules,
     finished: HashMap<String, GameResult>,
-    file: Mutex<File>,
+    /// Held while a game is appended, so that games finishing at once wait their turn.
+    writing: Mutex<()>,
 }
 
 impl Journal {
@@ -167,10 +166,7 @@ impl Journal {
             Err(e) => return Err(error(e.to_string())),
         };
         // A line without its newline was being written when the run stopped.
-        let complete = match text.rfind('\n') {
-            Some(end) => &text[..=end],
-            None => "",
-        };
+        let complete = complete_lines(&text);
         let mut finished = HashMap::new();
         for (number, line) in complete.lines().enumerate() {
             if line.trim().is_empty() {
@@ -187,7 +183,8 @@ impl Journal {
         if complete.len() < text.len() {
             write_atomically(path, complete.as_bytes()).map_err(|e| error(e.to_string()))?;
         }
-        let file = OpenOptions::new()
+        // Made now, so that a journal that cannot be written is refused before any game.
+        std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(path)
@@ -196,7 +193,7 @@ impl Journal {
             path: path.to_owned(),
             rules: rules.clone(),
             finished,
-            file: Mutex::new(file),
+            writing: Mutex::new(()),
         })
     }
 
@@ -219,13 +216,11 @@ impl Journal {
         let mut text =
             serde_json::to_string(&Line::of(key, &self.rules, game)).map_err(|e| self.error(e))?;
         text.push('\n');
-        let mut file = self
-            .file
+        let _turn = self
+            .writing
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        file.write_all(text.as_bytes())
-            .and_then(|()| file.sync_data())
-            .map_err(|e| self.error(e))
+        append_lines(&self.path, &text, true).map_err(|e| self.error(e))
     }
 
     /// Removes the journal once the competition's results are safely written.

@@ -1,8 +1,9 @@
 //! Data files (shards, checkpoints): written so that a reader never sees half of one, sealed
 //! with a checksum so that damage after writing is refused, and the error that names the
-//! file when one cannot be written or read.
+//! file when one cannot be written or read. Line files (metrics, journals, saved games) are
+//! appended to a line at a time, and read back without the line a killed writer cut short.
 
-use std::io::Write;
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 /// A data file that cannot be written or read.
@@ -119,9 +120,68 @@ pub fn contents_of_version(
     }
 }
 
+/// Appends `lines` (each ending in a newline) to a line file in one write, making the file
+/// when it is missing; with `sync`, flushed to the disk before it returns. A writer killed
+/// mid-line left no line end: the new lines then start on a line of their own, so that only
+/// the cut line is lost. One write keeps concurrent writers' lines whole.
+///
+/// # Errors
+/// When the file cannot be opened, read or written.
+pub fn append_lines(path: &Path, lines: &str, sync: bool) -> Result<(), FileError> {
+    let io = |error| FileError::io(path, error);
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .read(true)
+        .append(true)
+        .open(path)
+        .map_err(io)?;
+    let length = file.metadata().map_err(io)?.len();
+    let mut last = [b'\n'];
+    if length > 0 {
+        file.seek(SeekFrom::Start(length - 1))
+            .and_then(|_| file.read_exact(&mut last))
+            .map_err(io)?;
+    }
+    let text = if last[0] == b'\n' {
+        lines.to_owned()
+    } else {
+        format!("\n{lines}")
+    };
+    file.write_all(text.as_bytes()).map_err(io)?;
+    if sync {
+        file.sync_data().map_err(io)?;
+    }
+    Ok(())
+}
+
+/// The complete lines of a line file's text: all of it up to its last line end (a last line
+/// without one was cut short by a killed writer).
+pub fn complete_lines(text: &str) -> &str {
+    text.rfind('\n').map_or("", |end| &text[..=end])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn appended_lines_start_on_a_line_of_their_own_after_a_cut_line() {
+        let folder = std::env::temp_dir().join(format!("flipzero-lines-{}", std::process::id()));
+        std::fs::create_dir_all(&folder).unwrap();
+        let path = folder.join("lines.jsonl");
+        append_lines(&path, "one\n", false).unwrap();
+        append_lines(&path, "two\n", true).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "one\ntwo\n");
+        // A writer killed mid-line.
+        std::fs::write(&path, "one\ntw").unwrap();
+        append_lines(&path, "three\n", false).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text, "one\ntw\nthree\n");
+        assert_eq!(complete_lines("one\ntw"), "one\n");
+        assert_eq!(complete_lines("cut"), "");
+        assert_eq!(complete_lines(&text), text);
+        std::fs::remove_dir_all(&folder).unwrap();
+    }
 
     #[test]
     fn the_file_appears_whole_and_nothing_else_is_left() {

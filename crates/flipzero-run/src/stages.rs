@@ -11,7 +11,7 @@ use flipzero_arena::{
     OpeningFilter, PerfectPlayScore,
 };
 use flipzero_core::{AnyGame, Outcome, Rules, RulesSpec};
-use flipzero_data::files::FileError;
+use flipzero_data::files::{FileError, append_lines};
 use flipzero_data::{ENCODER_VERSION, Sample, ShardHeader, replay_window, write_shard};
 use flipzero_engine::WeightsFile;
 use flipzero_nn::{NetConfig, NetEvaluator, PolicyValueNet, checkpoint};
@@ -140,17 +140,6 @@ fn checkpoint_error(error: FileError) -> RunError {
         FileError::Invalid { .. } => RunError::DamagedCheckpoint(error),
         FileError::Io { .. } => RunError::File(error),
     }
-}
-
-/// Appends text to a file (made when missing).
-fn append_lines(path: &std::path::Path, text: &str) -> Result<(), FileError> {
-    use std::io::Write;
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .and_then(|mut file| file.write_all(text.as_bytes()))
-        .map_err(|e| FileError::io(path, e))
 }
 
 /// A stream of numbers mixed into one seed.
@@ -625,7 +614,7 @@ impl Run {
                     lines.push_str(&serde_json::to_string(&saved).expect("games serialise"));
                     lines.push('\n');
                 }
-                append_lines(path, &lines)?;
+                append_lines(path, &lines, false)?;
             }
             let record = Record::Evaluate {
                 step,

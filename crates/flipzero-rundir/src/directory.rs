@@ -18,12 +18,11 @@
 //! missing games and many workers never write the same name.
 
 use std::collections::BTreeSet;
-use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use flipzero_arena::PerfectPlayScore;
-use flipzero_data::files::{FileError, write_atomically};
+use flipzero_data::files::{FileError, append_lines, write_atomically};
 use serde::{Deserialize, Serialize};
 
 use crate::worker::WorkerId;
@@ -367,29 +366,9 @@ impl RunDir {
     /// # Errors
     /// When the file cannot be written.
     pub fn append(&self, record: &Record) -> Result<(), FileError> {
-        let path = self.metrics_path();
         let mut line = serde_json::to_string(record).expect("records serialise");
         line.push('\n');
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .read(true)
-            .append(true)
-            .open(&path)
-            .map_err(|e| FileError::io(&path, e))?;
-        // A writer killed mid-line left no line end: start on a line of our own, so that
-        // only the cut line is lost.
-        let length = file.metadata().map_err(|e| FileError::io(&path, e))?.len();
-        if length > 0 {
-            let mut last = [0u8];
-            file.seek(SeekFrom::Start(length - 1))
-                .and_then(|_| file.read_exact(&mut last))
-                .map_err(|e| FileError::io(&path, e))?;
-            if last[0] != b'\n' {
-                line.insert(0, '\n');
-            }
-        }
-        file.write_all(line.as_bytes())
-            .map_err(|e| FileError::io(&path, e))
+        append_lines(&self.metrics_path(), &line, false)
     }
 
     /// Every complete record of the metrics file, in order (none when it does not exist).
