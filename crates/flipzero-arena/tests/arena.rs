@@ -620,15 +620,18 @@ fn an_interrupted_competition_takes_its_finished_games_from_the_journal() {
             .lines()
             .map(str::to_owned)
             .collect();
-        assert_eq!(lines.len(), whole.games.len(), "config {index}");
+        // The rules' line, then one line a game.
+        assert!(lines[0].starts_with("{\"rules\":"), "config {index}");
+        assert_eq!(lines.len(), 1 + whole.games.len(), "config {index}");
 
         // The run stopped after two games, in the middle of writing the third; the first
         // game's line is changed so that taking it (not replaying it) shows in the report.
-        let mut changed: serde_json::Value = serde_json::from_str(&lines[0]).unwrap();
+        let mut changed: serde_json::Value = serde_json::from_str(&lines[1]).unwrap();
         let original = changed["black_score"].as_i64().unwrap() as i32;
         changed["black_score"] = serde_json::json!(99);
-        let cut = &lines[2][..lines[2].len() / 2];
-        std::fs::write(&path, format!("{changed}\n{}\n{cut}", lines[1])).unwrap();
+        let cut = &lines[3][..lines[3].len() / 2];
+        let journal = format!("{}\n{changed}\n{}\n{cut}", lines[0], lines[2]);
+        std::fs::write(&path, journal).unwrap();
         let (resumed, _) = common::run_config_journalled(text, "journalled.toml", Some(&path));
         assert_eq!(resumed.resumed, 2, "config {index}");
         let scores = |report: &flipzero_arena::competition::ArenaReport| {
@@ -645,7 +648,7 @@ fn an_interrupted_competition_takes_its_finished_games_from_the_journal() {
         // Every game is in the journal again, the cut line gone.
         assert_eq!(
             std::fs::read_to_string(&path).unwrap().lines().count(),
-            whole.games.len()
+            1 + whole.games.len()
         );
     }
 }
@@ -664,6 +667,33 @@ fn a_journal_line_that_is_not_a_game_names_the_file_and_line() {
     );
     std::fs::write(&path, "not json\n").unwrap();
     assert!(Journal::open(&path, &rules).is_err());
+}
+
+#[test]
+fn a_journal_names_its_rules_and_refuses_other_rules() {
+    use flipzero_arena::journal::Journal;
+    let six = Preset::Othello.rules(Some(6)).unwrap();
+    let anti = Preset::Anti.rules(Some(6)).unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("games.journal");
+    drop(Journal::open(&path, &six).unwrap());
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        text.starts_with("{\"rules\":") && text.ends_with("}\n"),
+        "{text}"
+    );
+    assert_eq!(Journal::open(&path, &six).unwrap().resumed(), 0);
+    let error = Journal::open(&path, &anti).err().unwrap().to_string();
+    assert!(
+        error.contains("games.journal") && error.contains("other rules"),
+        "{error}"
+    );
+    // A journal written before the header was added reads as it is.
+    let legacy = "{\"key\":\"k\",\"first_agent_color\":\"black\",\"points\":0.0,\
+                  \"margin\":-4,\"decisions\":[],\"black_score\":-4,\"discs\":[16,20],\
+                  \"ending\":\"finished\",\"seconds\":[2.5,1.5],\"chosen\":[0,0]}\n";
+    std::fs::write(&path, legacy).unwrap();
+    assert_eq!(Journal::open(&path, &anti).unwrap().resumed(), 1);
 }
 
 /// Found by the `game_journal` fuzz target: a finite thinking time too large for a duration

@@ -182,9 +182,10 @@ fn ladder_rates_a_checkpoint_against_engine_depths() {
     let journalled =
         |simulations: &str| ladder(simulations, &["--journal", journal.to_str().unwrap()]);
     let first = journalled("4");
+    // The rules' line and the 12 games.
     assert_eq!(
         std::fs::read_to_string(&journal).unwrap().lines().count(),
-        12
+        1 + 12
     );
     let again = journalled("4");
     assert!(
@@ -198,7 +199,7 @@ fn ladder_rates_a_checkpoint_against_engine_depths() {
     assert!(String::from_utf8_lossy(&other.stderr).contains("resumed: 4 games"));
     assert_eq!(
         std::fs::read_to_string(&journal).unwrap().lines().count(),
-        20
+        1 + 20
     );
     // A file that is not a checkpoint is refused with its name.
     assert!(failing(&["ladder", "--checkpoint", config.to_str().unwrap()]).contains("tiny.toml"));
