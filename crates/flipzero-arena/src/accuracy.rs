@@ -160,10 +160,7 @@ where
     F: Fn() -> E + Sync,
 {
     with_width!(rules.square_count(), W => {
-        let positions: Vec<Game<W>> = positions
-            .iter()
-            .map(|game| W::game_of(game).expect("positions of the rules' board").clone())
-            .collect();
+        let positions = W::games_of(positions);
         cache.solve_decisions(rules, &positions)?;
         Ok(measure_at(rules, cache, &positions, make_evaluator, searcher))
     })

@@ -95,10 +95,7 @@ pub fn ladder_anchored(
     on_game: &(dyn Fn(&GameResult) + Sync),
 ) -> Result<LadderReport, EloError> {
     with_width!(rules.square_count(), W => {
-        let openings: Vec<Game<W>> = openings
-            .iter()
-            .map(|opening| W::game_of(opening).expect("openings of the ladder's board").clone())
-            .collect();
+        let openings = W::games_of(openings);
         ladder_on(rules, candidates, rungs, anchor, &openings, journal, on_game)
     })
 }

@@ -18,8 +18,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::time::Duration;
-
 use flipzero_core::{AnyGame, Rules, U256, Width};
 
 use crate::eval::Weights;
@@ -54,15 +52,6 @@ impl AnyEngine {
             Width::Bits64 => AnyEngine::Bits64(Engine::new(rules, weights, config)),
             Width::Bits128 => AnyEngine::Bits128(Engine::new(rules, weights, config)),
             Width::Bits256 => AnyEngine::Bits256(Engine::new(rules, weights, config)),
-        }
-    }
-
-    /// Changes the time limit of the next searches (see [`Engine::set_time`]).
-    pub fn set_time(&mut self, time: Option<Duration>) {
-        match self {
-            AnyEngine::Bits64(engine) => engine.set_time(time),
-            AnyEngine::Bits128(engine) => engine.set_time(time),
-            AnyEngine::Bits256(engine) => engine.set_time(time),
         }
     }
 

@@ -343,6 +343,21 @@ pub trait GameWidth: Bitboard {
 
     /// The game behind the width-erased handle.
     fn into_any(game: Game<Self>) -> AnyGame;
+
+    /// The games inside, for code generic over the width handed games from above it.
+    ///
+    /// # Panics
+    /// A game of another width (one made from rules of another board).
+    fn games_of(games: &[AnyGame]) -> Vec<Game<Self>> {
+        games
+            .iter()
+            .map(|game| {
+                Self::game_of(game)
+                    .expect("games of the rules' board width")
+                    .clone()
+            })
+            .collect()
+    }
 }
 
 macro_rules! game_width {
