@@ -636,13 +636,18 @@ impl AgentFactory {
                 ..
             }) => {
                 let loaded = flipzero_nn::checkpoint::load(path, device)?;
-                if loaded.meta.rules != *rules.spec() {
+                if let Err(mismatch) = rules.spec().check_file_rules(&loaded.meta.rules) {
                     let (trained, asked) = (
                         (loaded.meta.net.rows, loaded.meta.net.cols),
                         (usize::from(rules.rows()), usize::from(rules.cols())),
                     );
                     let difference = if trained == asked {
-                        format!("on the same {}x{} board", asked.0, asked.1)
+                        format!(
+                            "on the same {}x{} board; they differ in {}",
+                            asked.0,
+                            asked.1,
+                            mismatch.differences()
+                        )
                     } else {
                         format!(
                             "trained on {}x{}, asked for {}x{}",

@@ -1,32 +1,23 @@
 //! The journal of a competition: every game appended as soon as it finishes, so that an
 //! interrupted arena (a match of hours against a slow engine) resumes where it stopped
-//! instead of playing its finished games again.
+//! instead of playing its finished games again. The file itself (its rules line, cut lines,
+//! appending) is `flipzero_data::journal`'s; this module says what a game's line holds.
 //!
 //! Each line is one game and the key that places it in the competition (the two agents, the
 //! pair's seed, the game's index and its opening). A rerun of the same competition takes a
 //! game whose key it finds from the journal; a changed config changes the keys, so nothing
-//! of another competition is taken. A last line cut short by the interruption is dropped.
-//! The first line names the rules the games were played under (a journal without it, written
-//! before it was added, is read as it is), and a journal of other rules is refused.
+//! of another competition is taken.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::path::Path;
 use std::time::Duration;
 
-use flipzero_core::{Color, Rules, RulesSpec};
-use flipzero_data::files::{FileError, append_lines, complete_lines, write_atomically};
+use flipzero_core::{Color, Rules};
+use flipzero_data::files::FileError;
+use flipzero_data::journal::JournalFile;
 use serde::{Deserialize, Serialize};
 
 use crate::matches::{Ending, GameResult, Thinking};
-
-/// The first line: the rules of every game below it.
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Header {
-    #[serde(with = "flipzero_core::variant::rules::toml_text")]
-    rules: RulesSpec,
-}
 
 /// One line of the journal.
 #[derive(Debug, Serialize, Deserialize)]
@@ -142,11 +133,9 @@ pub fn game_key(agents: (&str, &str), pair_seed: u64, game: usize, opening: &str
 /// A competition's journal: the games read back from an earlier run, and the file new games
 /// are appended to.
 pub struct Journal {
-    path: PathBuf,
+    file: JournalFile,
     rules: Rules,
     finished: HashMap<String, GameResult>,
-    /// Held while a game is appended, so that games finishing at once wait their turn.
-    writing: Mutex<()>,
 }
 
 impl Journal {
@@ -156,61 +145,19 @@ impl Journal {
     /// A file that cannot be read or created; a journal of other rules; a line that is not a
     /// game of these rules (other than a last line cut short).
     pub fn open(path: &Path, rules: &Rules) -> Result<Journal, FileError> {
-        let invalid = |reason: String| FileError::invalid(path, reason);
-        let io = |error| FileError::io(path, error);
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-            Err(e) => return Err(io(e)),
-        };
-        // A line without its newline was being written when the run stopped.
-        let complete = complete_lines(&text);
+        let (file, lines) = JournalFile::open(path, rules.spec(), "games")?;
         let mut finished = HashMap::new();
-        for (number, line) in complete.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            if number == 0
-                && let Ok(header) = serde_json::from_str::<Header>(line)
-            {
-                if header.rules != *rules.spec() {
-                    return Err(invalid(
-                        "a journal of games under other rules (another file, or remove it to \
-                         play them again)"
-                            .to_owned(),
-                    ));
-                }
-                continue;
-            }
-            let (key, game) = serde_json::from_str::<Line>(line)
+        for (number, line) in lines {
+            let (key, game) = serde_json::from_str::<Line>(&line)
                 .map_err(|e| e.to_string())
                 .and_then(|line| line.game(rules))
-                .map_err(|reason| invalid(format!("line {}: {reason}", number + 1)))?;
+                .map_err(|reason| FileError::invalid(path, format!("line {number}: {reason}")))?;
             finished.insert(key, game);
         }
-        // Drop the cut line so that new games start on a line of their own, and start a new
-        // journal with its rules (atomically: a second interruption here loses nothing).
-        if complete.is_empty() {
-            let header = Header {
-                rules: rules.spec().clone(),
-            };
-            let mut first = serde_json::to_string(&header).expect("rules serialise");
-            first.push('\n');
-            write_atomically(path, first.as_bytes()).map_err(io)?;
-        } else if complete.len() < text.len() {
-            write_atomically(path, complete.as_bytes()).map_err(io)?;
-        }
-        // Opened for appending now, so that a journal that cannot be written is refused
-        // before any game.
-        std::fs::OpenOptions::new()
-            .append(true)
-            .open(path)
-            .map_err(io)?;
         Ok(Journal {
-            path: path.to_owned(),
+            file,
             rules: rules.clone(),
             finished,
-            writing: Mutex::new(()),
         })
     }
 
@@ -230,14 +177,7 @@ impl Journal {
     /// The file cannot be written (the game is still in the competition's result; only a
     /// later resume would play it again).
     pub fn record(&self, key: &str, game: &GameResult) -> Result<(), FileError> {
-        let mut text = serde_json::to_string(&Line::of(key, &self.rules, game))
-            .map_err(|e| FileError::invalid(&self.path, e.to_string()))?;
-        text.push('\n');
-        let _turn = self
-            .writing
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        append_lines(&self.path, &text, true)
+        self.file.append(&Line::of(key, &self.rules, game))
     }
 
     /// Removes the journal once the competition's results are safely written.
@@ -245,6 +185,6 @@ impl Journal {
     /// # Errors
     /// The file cannot be removed.
     pub fn remove(self) -> Result<(), FileError> {
-        std::fs::remove_file(&self.path).map_err(|e| FileError::io(&self.path, e))
+        self.file.remove()
     }
 }

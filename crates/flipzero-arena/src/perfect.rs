@@ -10,8 +10,10 @@ use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 
-use flipzero_core::{Bitboard, Color, Game, GameView, Rules, RulesSpec};
-use flipzero_data::files::{FileError, write_atomically};
+use flipzero_core::{Bitboard, Color, Game, GameView, Rules};
+pub use flipzero_data::exact_values::DecisionMargin;
+use flipzero_data::exact_values::ExactValuesFile;
+use flipzero_data::files::FileError;
 use flipzero_engine::{ExactSolver, ExactValue, Proof};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -24,26 +26,9 @@ use crate::openings::{Opening, opening_lines_between, positions};
 pub struct ExactCache {
     path: Option<PathBuf>,
     /// What the file holds (or will once saved).
-    file: CacheFile,
+    file: ExactValuesFile,
     solver: ExactSolver,
     changed: bool,
-}
-
-/// A decision (its index in the rules' decision space) and the final margin it leads to for
-/// the player who makes it, objective-signed, under perfect play afterwards.
-pub type DecisionMargin = (u16, i32);
-
-/// The cache file.
-#[derive(Serialize, Deserialize)]
-struct CacheFile {
-    #[serde(
-        rename = "rules_toml",
-        with = "flipzero_core::variant::rules::toml_text"
-    )]
-    rules: RulesSpec,
-    black_margins: BTreeMap<String, i32>,
-    #[serde(default)]
-    decision_margins: BTreeMap<String, Vec<DecisionMargin>>,
 }
 
 /// Why exact values cannot be had.
@@ -79,22 +64,9 @@ impl ExactCache {
     /// Rules the solver does not cover, an unreadable file, or one written for other rules.
     pub fn open(rules: &Rules, path: Option<&Path>) -> Result<Self, ExactError> {
         let solver = ExactSolver::new(rules).ok_or(ExactError::NotSolvable)?;
-        let file = match path.filter(|path| path.exists()) {
-            Some(path) => {
-                let text = std::fs::read_to_string(path).map_err(|e| FileError::io(path, e))?;
-                let file: CacheFile = serde_json::from_str(&text).map_err(|e| {
-                    FileError::invalid(path, format!("not an exact-value cache: {e}"))
-                })?;
-                if file.rules != *rules.spec() {
-                    return Err(FileError::invalid(path, "exact values of other rules").into());
-                }
-                file
-            }
-            None => CacheFile {
-                rules: rules.spec().clone(),
-                black_margins: BTreeMap::new(),
-                decision_margins: BTreeMap::new(),
-            },
+        let file = match path {
+            Some(path) => ExactValuesFile::open(path, rules.spec())?,
+            None => ExactValuesFile::empty(rules.spec()),
         };
         Ok(Self {
             path: path.map(Path::to_path_buf),
@@ -177,8 +149,7 @@ impl ExactCache {
         let Some(path) = self.path.as_ref().filter(|_| self.changed) else {
             return Ok(());
         };
-        let text = serde_json::to_string(&self.file).expect("exact values serialise");
-        write_atomically(path, text.as_bytes()).map_err(|e| FileError::io(path, e))?;
+        self.file.save(path)?;
         self.changed = false;
         Ok(())
     }

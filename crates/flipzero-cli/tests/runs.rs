@@ -319,6 +319,23 @@ fn report_plots_a_run_as_png_and_svg_beside_a_page() {
     let run = folder.path().join("run");
     let output = tiny_run_command("loop", &run);
     assert_success(&output);
+    // A damaged shard training moved aside is listed with the reason it recorded.
+    std::fs::create_dir_all(run.join("quarantine")).unwrap();
+    std::fs::write(
+        run.join("quarantine/step-000000000-game-000009.shard"),
+        b"cut",
+    )
+    .unwrap();
+    let mut metrics = std::fs::OpenOptions::new()
+        .append(true)
+        .open(run.join("metrics.jsonl"))
+        .unwrap();
+    std::io::Write::write_all(
+        &mut metrics,
+        br#"{"stage":"quarantine","shard":"step-000000000-game-000009.shard","reason":"damaged: its CRC-32 does not match","elapsed_seconds":1.0}
+"#,
+    )
+    .unwrap();
     for html in [false, true] {
         let out = folder.path().join(if html { "html" } else { "markdown" });
         let mut command = flipzero();
@@ -350,6 +367,11 @@ fn report_plots_a_run_as_png_and_svg_beside_a_page() {
                 assert!(non_empty(&file), "{}", file.display());
             }
         }
+        assert!(
+            page.contains("quarantined step-000000000-game-000009.shard")
+                && page.contains("damaged: its CRC-32 does not match"),
+            "{page}"
+        );
         // The SVG carries its text, in the embedded font's family.
         let svg = std::fs::read_to_string(out.join("losses.svg")).unwrap();
         assert!(svg.contains("training step"), "axis label in the SVG");

@@ -47,8 +47,8 @@ pub use othello::{
 pub use symmetry::Symmetry;
 pub use variant::{
     AnyGame, Decision, DecisionError, Game, GameTextError, GameView, GameWidth, Orientation, Phase,
-    Preset, ReplayError, Rules, RulesError, RulesSpec, StartError, decision_name, replay,
-    replay_decisions,
+    Preset, ReplayError, Rules, RulesError, RulesMismatch, RulesSpec, StartError, decision_name,
+    replay, replay_decisions,
 };
 
 /// The bitboard widths, smallest first.

@@ -209,8 +209,8 @@ pub fn replay_window(
             }
             Err(error) => return Err(error),
         };
-        if header.rules != expected.rules {
-            return Err(invalid(&path, "written for other rules"));
+        if let Err(mismatch) = expected.rules.check_file_rules(&header.rules) {
+            return Err(invalid(&path, mismatch.to_string()));
         }
         if header.encoder_version != expected.encoder_version {
             return Err(invalid(

@@ -24,7 +24,12 @@ pub use flipzero_data::checkpoint_file::{CHECKPOINT_MAGIC, CHECKPOINT_VERSION};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CheckpointMeta {
-    /// The rules the network plays.
+    /// The rules the network plays (on disk their TOML text, as in every file that names its
+    /// rules; checkpoints written before 2026-12-08 hold a table and still read).
+    #[serde(
+        serialize_with = "flipzero_core::variant::rules::toml_text::serialize",
+        deserialize_with = "flipzero_core::variant::rules::toml_text::deserialize_text_or_table"
+    )]
     pub rules: RulesSpec,
     /// The input encoding it was trained with (`flipzero_data::ENCODER_VERSION`).
     pub encoder_version: u32,

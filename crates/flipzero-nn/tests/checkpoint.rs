@@ -133,6 +133,24 @@ fn a_checkpoint_round_trip_gives_identical_outputs_and_damage_is_named() {
         file.extend_from_slice(&bytes[16 + meta_len..]);
         file
     };
+    // The rules are kept as their TOML text, as in shards, journals and caches; metadata of
+    // before 2026-12-08, with the rules as a table of fields, still loads.
+    let stored: serde_json::Value = serde_json::to_value(&meta).unwrap();
+    assert_eq!(
+        stored["rules"].as_str(),
+        Some(meta.rules.to_toml().as_str())
+    );
+    let mut legacy = stored.clone();
+    legacy["rules"] = serde_json::to_value(&meta.rules).unwrap();
+    assert!(legacy["rules"].is_object());
+    let legacy_meta: CheckpointMeta = serde_json::from_value(legacy).unwrap();
+    assert_eq!(legacy_meta, meta);
+    let mut garbled = stored;
+    garbled["rules"] = serde_json::Value::from("board = 7");
+    let error = serde_json::from_value::<CheckpointMeta>(garbled)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("the rules header"), "{error}");
     let mut huge = meta.clone();
     huge.net.tower.channels = 1_000_000;
     assert!(refused(&with_meta(&huge)).contains("network channels = 1000000"));

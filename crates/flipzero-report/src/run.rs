@@ -59,6 +59,7 @@ pub fn run_report(dir: &Path, out: &Path, format: ReportFormat) -> Result<PathBu
     let mut elo_time: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
     let mut elo_steps: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
     let (mut games, mut positions, mut last_step) = (0u64, 0u64, 0u64);
+    let mut quarantine_reasons: BTreeMap<&str, &str> = BTreeMap::new();
     for record in &records {
         match record {
             Record::Selfplay {
@@ -108,7 +109,9 @@ pub fn run_report(dir: &Path, out: &Path, format: ReportFormat) -> Result<PathBu
                     .or_default()
                     .push((*step as f64, elo));
             }
-            Record::Quarantine { .. } => {}
+            Record::Quarantine { shard, reason, .. } => {
+                quarantine_reasons.insert(shard.as_str(), reason.as_str());
+            }
         }
     }
     let series = |map: &BTreeMap<String, Vec<(f64, f64)>>| -> Vec<Series> {
@@ -240,6 +243,17 @@ pub fn run_report(dir: &Path, out: &Path, format: ReportFormat) -> Result<PathBu
         if let Some((_, score)) = points.last() {
             summary.push((format!("last score vs {opponent}"), format!("{score:.1}%")));
         }
+    }
+    // Shards training moved out of the window, each with the reason it recorded.
+    for shard in run.quarantined_shards()? {
+        let reason = quarantine_reasons
+            .get(shard.as_str())
+            .copied()
+            .unwrap_or("no reason recorded");
+        summary.push((
+            format!("quarantined {shard}"),
+            format!("{reason} (in {})", run.quarantine().display()),
+        ));
     }
     let page = match format {
         ReportFormat::Markdown => markdown(&summary, &figures),

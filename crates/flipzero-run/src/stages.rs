@@ -167,11 +167,17 @@ impl Run {
         let config = RunConfig::parse(&text, &config_path.display().to_string())?;
         if dir.config_path().exists() {
             let stored = Self::open(dir.clone(), device.clone())?;
-            if stored.config.rules.spec() != config.rules.spec() {
+            if let Err(mismatch) = config
+                .rules
+                .spec()
+                .check_file_rules(stored.config.rules.spec())
+            {
                 return Err(RunError::Mismatch(format!(
-                    "{} holds a run of other rules than {}: use another run directory",
+                    "{} holds a run of other rules than {} (they differ in {}): use another \
+                     run directory",
                     dir.root().display(),
-                    config_path.display()
+                    config_path.display(),
+                    mismatch.differences()
                 )));
             }
             if stored.config.settings.network != config.settings.network {
@@ -297,10 +303,17 @@ impl Run {
         rules: &RulesSpec,
         net: &NetConfig,
     ) -> Result<(), RunError> {
-        if rules != self.rules().spec() || *net != self.config.net_config() {
+        let path = self.dir.checkpoint_path(step);
+        if let Err(mismatch) = self.rules().spec().check_file_rules(rules) {
             return Err(RunError::Mismatch(format!(
-                "{}: written for other rules or another network than the run's config",
-                self.dir.checkpoint_path(step).display()
+                "{}: {mismatch}, not the run config's",
+                path.display()
+            )));
+        }
+        if *net != self.config.net_config() {
+            return Err(RunError::Mismatch(format!(
+                "{}: written for another network than the run config's",
+                path.display()
             )));
         }
         Ok(())

@@ -80,8 +80,19 @@ impl RunDir {
         self.root.join("quarantine")
     }
 
+    /// The file names of the shards in [`RunDir::quarantine`], sorted (none when the folder
+    /// was never made): what `flipzero report` lists for a look.
+    ///
+    /// # Errors
+    /// An unreadable folder.
+    pub fn quarantined_shards(&self) -> Result<Vec<String>, FileError> {
+        let mut names = file_names(&self.quarantine())?;
+        names.sort();
+        Ok(names)
+    }
+
     /// Moves a shard that cannot be read into [`RunDir::quarantine`] (kept for a look, never
-    /// read again) and gives its file name.
+    /// read again by training) and gives its file name.
     ///
     /// # Errors
     /// When the folder cannot be made or the file cannot be moved.

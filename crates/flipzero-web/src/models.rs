@@ -121,9 +121,11 @@ impl Models {
                 entry
             }
         };
-        if &spec != rules.spec() {
+        if let Err(mismatch) = rules.spec().check_file_rules(&spec) {
             return Err(ApiError::bad(format!(
-                "checkpoint `{name}` is a network for other rules than this game's"
+                "checkpoint `{name}` is a network for other rules than this game's (they \
+                 differ in {})",
+                mismatch.differences()
             )));
         }
         Ok(net)

@@ -42,6 +42,40 @@ fn a_rules_spec_round_trips_through_toml() {
 }
 
 #[test]
+fn a_file_of_other_rules_is_refused_naming_the_fields_that_differ() {
+    let othello6 = Preset::Othello.rules(Some(6)).unwrap();
+    let same = Rules::from_toml(&othello6.to_toml(), "<text>").unwrap();
+    assert_eq!(othello6.spec().check_file_rules(same.spec()), Ok(()));
+
+    let othello8 = Preset::Othello.rules(Some(8)).unwrap();
+    let mismatch = othello6
+        .spec()
+        .check_file_rules(othello8.spec())
+        .unwrap_err();
+    assert_eq!(mismatch.fields, ["board.cols", "board.rows"]);
+    assert_eq!(
+        mismatch.to_string(),
+        "written for other rules (they differ in board.cols, board.rows)"
+    );
+
+    // The same board under another preset: only what that preset changes is named.
+    let anti6 = Preset::Anti.rules(Some(6)).unwrap();
+    let fields = othello6
+        .spec()
+        .check_file_rules(anti6.spec())
+        .unwrap_err()
+        .fields;
+    assert!(
+        !fields.is_empty() && fields.iter().all(|f| !f.starts_with("board")),
+        "{fields:?}"
+    );
+    assert!(
+        fields.iter().any(|f| f.starts_with("objective")),
+        "{fields:?}"
+    );
+}
+
+#[test]
 fn sizes_are_a_parameter() {
     let rules = Rules::load("gomullo", Some(10)).unwrap();
     assert_eq!((rules.rows(), rules.cols()), (10, 10));

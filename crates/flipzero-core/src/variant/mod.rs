@@ -12,4 +12,4 @@ pub use any_game::{AnyGame, GameView, GameWidth};
 pub use decision::{Decision, Orientation};
 pub use game::{DecisionError, Game, GameTextError, Phase, StartError};
 pub use notation::{ReplayError, decision_name, replay, replay_decisions};
-pub use rules::{Preset, Rules, RulesError, RulesSpec};
+pub use rules::{Preset, Rules, RulesError, RulesMismatch, RulesSpec};

@@ -299,6 +299,59 @@ impl RulesSpec {
     pub fn to_toml(&self) -> String {
         toml::to_string(self).expect("a rules spec always serialises")
     }
+
+    /// Checks that the rules a file names (`found`) are these: the one comparison of every
+    /// file that names its rules (shards, checkpoints, journals, caches).
+    ///
+    /// # Errors
+    /// Other rules, naming the fields that differ.
+    pub fn check_file_rules(&self, found: &RulesSpec) -> Result<(), RulesMismatch> {
+        if self == found {
+            return Ok(());
+        }
+        let table = |spec: &RulesSpec| {
+            toml::Table::try_from(spec).expect("a rules spec always serialises to a table")
+        };
+        let mut fields = Vec::new();
+        differing_fields("", &table(self), &table(found), &mut fields);
+        if fields.is_empty() {
+            // Equal text, unequal values: nothing narrower to name.
+            fields.push("the whole spec".to_owned());
+        }
+        Err(RulesMismatch { fields })
+    }
+}
+
+/// A file written for other rules than the ones asked for.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("written for other rules (they differ in {})", self.differences())]
+pub struct RulesMismatch {
+    /// The fields that differ, as TOML names them (`board.rows`, `pass`); a field left at
+    /// its default on one side counts.
+    pub fields: Vec<String>,
+}
+
+impl RulesMismatch {
+    /// The fields that differ, as a list for a message.
+    pub fn differences(&self) -> String {
+        self.fields.join(", ")
+    }
+}
+
+/// Appends to `out` the dotted names of the keys whose values differ between two tables,
+/// going into tables both sides hold.
+fn differing_fields(prefix: &str, asked: &toml::Table, found: &toml::Table, out: &mut Vec<String>) {
+    let keys: std::collections::BTreeSet<&String> = asked.keys().chain(found.keys()).collect();
+    for key in keys {
+        let name = format!("{prefix}{key}");
+        match (asked.get(key), found.get(key)) {
+            (Some(toml::Value::Table(a)), Some(toml::Value::Table(f))) => {
+                differing_fields(&format!("{name}."), a, f, out);
+            }
+            (a, f) if a != f => out.push(name),
+            _ => {}
+        }
+    }
 }
 
 /// The typed rules header of every flipzero file that names its rules (shards, checkpoints,
@@ -324,6 +377,35 @@ pub mod toml_text {
     pub fn deserialize<'de, D: Deserializer<'de>>(input: D) -> Result<RulesSpec, D::Error> {
         let text = String::deserialize(input)?;
         spec_from_toml(&text, "the rules header").map_err(serde::de::Error::custom)
+    }
+
+    /// [`deserialize`] for self-describing formats (JSON) that also reads the spec written
+    /// as a table of its fields, as checkpoints were before 2026-12-08.
+    ///
+    /// # Errors
+    /// Neither TOML text of a spec nor a table of one, with the parser's reason.
+    pub fn deserialize_text_or_table<'de, D: Deserializer<'de>>(
+        input: D,
+    ) -> Result<RulesSpec, D::Error> {
+        input.deserialize_any(TextOrTable)
+    }
+
+    struct TextOrTable;
+
+    impl<'de> serde::de::Visitor<'de> for TextOrTable {
+        type Value = RulesSpec;
+
+        fn expecting(&self, out: &mut std::fmt::Formatter) -> std::fmt::Result {
+            out.write_str("the rules as TOML text, or as a table of their fields")
+        }
+
+        fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<RulesSpec, E> {
+            spec_from_toml(text, "the rules header").map_err(E::custom)
+        }
+
+        fn visit_map<M: serde::de::MapAccess<'de>>(self, map: M) -> Result<RulesSpec, M::Error> {
+            RulesSpec::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+        }
     }
 }
 
