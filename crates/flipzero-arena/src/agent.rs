@@ -7,7 +7,7 @@ use burn::tensor::Device;
 use flipzero_core::variant::rules::Objective;
 use flipzero_core::{AnyGame, Bitboard, Decision, Game, Rules, U256};
 use flipzero_engine::{Engine, ExactSolver, Proof, SearchConfig, Weights, WeightsFile};
-use flipzero_mcts::{Evaluator, Mcts, MctsConfig, SearchKind, UniformEvaluator};
+use flipzero_mcts::{Evaluator, Mcts, MctsConfig, PlaySettings, SearchKind, UniformEvaluator};
 use flipzero_nn::{NetEvaluator, PolicyValueNet};
 use rand::SeedableRng;
 use rand::seq::IndexedRandom;
@@ -375,20 +375,13 @@ pub enum AgentSpec {
 pub struct MctsSpec {
     /// The network's checkpoint; a uniform evaluator when `None`.
     pub checkpoint: Option<PathBuf>,
-    /// Simulations per decision (when no time is given).
-    pub simulations: u32,
+    /// Simulations (used when no time is given), solver leaves, tree policy, Gumbel's
+    /// considered decisions, score utility.
+    pub play: PlaySettings,
     /// Time per decision.
     pub time: Option<Duration>,
-    /// Exact solver values at leaves with this many empties or fewer.
-    pub solve_empties: u32,
     /// PUCT's exploration constant.
     pub c_puct: f32,
-    /// The tree policy (Gumbel search without noise: the agent plays its best).
-    pub search: SearchKind,
-    /// Gumbel search: root decisions considered.
-    pub considered_actions: u32,
-    /// Weight of the predicted margin beside the result (`MctsConfig::score_utility`).
-    pub score_utility: f32,
     /// Each evaluation averaged over the position's images under every board symmetry.
     pub every_symmetry: bool,
 }
@@ -397,33 +390,36 @@ impl Default for MctsSpec {
     fn default() -> Self {
         Self {
             checkpoint: None,
-            simulations: 200,
+            play: PlaySettings {
+                simulations: 200,
+                solve_empties: 12,
+                search: SearchKind::Puct,
+                considered_actions: MctsConfig::default().considered_actions,
+                score_utility: 0.0,
+            },
             time: None,
-            solve_empties: 12,
             c_puct: MctsConfig::default().c_puct,
-            search: SearchKind::Puct,
-            considered_actions: MctsConfig::default().considered_actions,
-            score_utility: 0.0,
             every_symmetry: false,
         }
     }
 }
 
 impl MctsSpec {
+    /// The default agent with `simulations` simulations a decision.
+    pub fn with_simulations(simulations: u32) -> Self {
+        let mut spec = Self::default();
+        spec.play.simulations = simulations;
+        spec
+    }
+
     /// The search settings (no noise: agents play their best).
     pub fn mcts_config(&self, seed: u64) -> MctsConfig {
         MctsConfig {
-            simulations: self.simulations,
             c_puct: self.c_puct,
-            noise_fraction: 0.0,
             seed,
-            solve_empties: self.solve_empties,
-            search: self.search,
-            considered_actions: self.considered_actions,
-            gumbel_scale: 0.0,
-            score_utility: self.score_utility,
             ..MctsConfig::default()
         }
+        .playing(self.play)
     }
 }
 
@@ -462,7 +458,7 @@ fn parse_mcts(options: &str) -> Result<MctsSpec, String> {
         match key {
             "checkpoint" => spec.checkpoint = Some(PathBuf::from(value)),
             "simulations" => {
-                spec.simulations = value
+                spec.play.simulations = value
                     .parse()
                     .ok()
                     .filter(|n| (1..=10_000_000).contains(n))
@@ -476,7 +472,7 @@ fn parse_mcts(options: &str) -> Result<MctsSpec, String> {
                 spec.time = Some(Duration::from_secs_f64(seconds));
             }
             "solve" => {
-                spec.solve_empties = value
+                spec.play.solve_empties = value
                     .parse()
                     .ok()
                     .filter(|&e| e <= 24)
@@ -489,16 +485,16 @@ fn parse_mcts(options: &str) -> Result<MctsSpec, String> {
                     .filter(|c: &f32| c.is_finite() && *c >= 0.0)
                     .ok_or_else(|| bad("use a number of 0 or more"))?;
             }
-            "search" => spec.search = value.parse().map_err(|e: String| bad(&e))?,
+            "search" => spec.play.search = value.parse().map_err(|e: String| bad(&e))?,
             "considered" => {
-                spec.considered_actions = value
+                spec.play.considered_actions = value
                     .parse()
                     .ok()
                     .filter(|n| (1..=4096).contains(n))
                     .ok_or_else(|| bad("use 1 to 4096 considered decisions"))?;
             }
             "score" => {
-                spec.score_utility = value
+                spec.play.score_utility = value
                     .parse()
                     .ok()
                     .filter(|w: &f32| w.is_finite() && (0.0..=10.0).contains(w))

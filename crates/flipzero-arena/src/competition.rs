@@ -19,6 +19,8 @@ use crate::openings::{Opening, OpeningFilter, opening_suite, positions};
 use crate::perfect::{ExactCache, PerfectPlayScore, check_within_reach};
 use crate::tournament::{BqGame, Pairing, SwissPlayer, brightwell_quotient, swiss_round};
 
+pub use flipzero_data::saved_game::SavedGame;
+
 /// The longest game clock a config may set (a duration holds far more; this keeps the
 /// arithmetic on clocks finite).
 pub const MAX_SECONDS_PER_GAME: f64 = 1e6;
@@ -108,34 +110,6 @@ fn default_margin() -> f64 {
 
 fn default_depth() -> u32 {
     4
-}
-
-/// One game as saved: a line of JSON in the games file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SavedGame {
-    /// The rules' variant name or file, as in the config.
-    pub variant: String,
-    /// Board side, when the config gives one.
-    pub size: Option<u8>,
-    /// The agent in the seat that starts as Black.
-    pub black: String,
-    /// The agent in the seat that starts as White.
-    pub white: String,
-    /// The opening position (`Game::to_text`).
-    pub opening: String,
-    /// The decisions from the opening, in move-list notation (`flipzero replay --moves`).
-    pub decisions: String,
-    /// `1-0`, `0-1` or `1/2-1/2`, for the seats.
-    pub result: String,
-    /// Black minus White at the end, as the rules count it.
-    pub score: i32,
-    /// `finished`, `time` when a player lost on time, or `forfeit: <reason>` when a player
-    /// failed (an external engine that exited, hung or answered an illegal move).
-    pub ending: String,
-    /// Seconds each seat spent choosing, `[Black's seat, White's seat]`, where the referee
-    /// timed them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub seconds: Option<[f64; 2]>,
 }
 
 /// An agent's place in the final table.
@@ -379,55 +353,53 @@ fn saved<W: Bitboard>(
     names: (&str, &str),
     game: &GameResult,
 ) -> SavedGame {
-    SavedGame::new(&config.variant, config.size, rules, opening, names, game)
+    saved_game(&config.variant, config.size, rules, opening, names, game)
 }
 
-impl SavedGame {
-    /// The record of `game`, played from `opening` by the agents `names` (first, second).
-    pub fn new(
-        variant: &str,
-        size: Option<u8>,
-        rules: &Rules,
-        opening: &impl GameView,
-        names: (&str, &str),
-        game: &GameResult,
-    ) -> Self {
-        let [first_seconds, second_seconds] = game.thinking.map(|t| t.time.as_secs_f64());
-        let ((black, white), seconds) = if game.first_agent_color == Color::Black {
-            (names, [first_seconds, second_seconds])
-        } else {
-            ((names.1, names.0), [second_seconds, first_seconds])
-        };
-        let moves = opening.decision_names(rules, &game.decisions);
-        let black_points = if game.first_agent_color == Color::Black {
-            game.points
-        } else {
-            1.0 - game.points
-        };
-        SavedGame {
-            variant: variant.to_owned(),
-            size,
-            black: black.to_owned(),
-            white: white.to_owned(),
-            opening: opening.to_text(rules),
-            decisions: moves.join(" "),
-            result: match black_points {
-                1.0 => "1-0",
-                0.0 => "0-1",
-                _ => "1/2-1/2",
-            }
-            .to_owned(),
-            score: game.black_score,
-            ending: match game.ending {
-                Ending::Finished => "finished".to_owned(),
-                Ending::Time(_) => "time".to_owned(),
-                Ending::Forfeit(_) => format!(
-                    "forfeit: {}",
-                    game.failure.as_deref().unwrap_or("the agent failed")
-                ),
-            },
-            seconds: Some(seconds),
+/// The record of `game`, played from `opening` by the agents `names` (first, second).
+pub fn saved_game(
+    variant: &str,
+    size: Option<u8>,
+    rules: &Rules,
+    opening: &impl GameView,
+    names: (&str, &str),
+    game: &GameResult,
+) -> SavedGame {
+    let [first_seconds, second_seconds] = game.thinking.map(|t| t.time.as_secs_f64());
+    let ((black, white), seconds) = if game.first_agent_color == Color::Black {
+        (names, [first_seconds, second_seconds])
+    } else {
+        ((names.1, names.0), [second_seconds, first_seconds])
+    };
+    let moves = opening.decision_names(rules, &game.decisions);
+    let black_points = if game.first_agent_color == Color::Black {
+        game.points
+    } else {
+        1.0 - game.points
+    };
+    SavedGame {
+        variant: variant.to_owned(),
+        size,
+        black: black.to_owned(),
+        white: white.to_owned(),
+        opening: opening.to_text(rules),
+        decisions: moves.join(" "),
+        result: match black_points {
+            1.0 => "1-0",
+            0.0 => "0-1",
+            _ => "1/2-1/2",
         }
+        .to_owned(),
+        score: game.black_score,
+        ending: match game.ending {
+            Ending::Finished => "finished".to_owned(),
+            Ending::Time(_) => "time".to_owned(),
+            Ending::Forfeit(_) => format!(
+                "forfeit: {}",
+                game.failure.as_deref().unwrap_or("the agent failed")
+            ),
+        },
+        seconds: Some(seconds),
     }
 }
 

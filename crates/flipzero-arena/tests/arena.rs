@@ -282,9 +282,8 @@ fn agent_names_parse_or_say_what_is_wrong() {
             .unwrap(),
         AgentSpec::Mcts(MctsSpec {
             checkpoint: Some("a.ckpt".into()),
-            simulations: 50,
             time: Some(std::time::Duration::from_millis(500)),
-            ..MctsSpec::default()
+            ..MctsSpec::with_simulations(50)
         })
     );
     assert_eq!(
@@ -292,10 +291,13 @@ fn agent_names_parse_or_say_what_is_wrong() {
             .parse::<AgentSpec>()
             .unwrap(),
         AgentSpec::Mcts(MctsSpec {
-            simulations: 16,
-            search: flipzero_mcts::SearchKind::Gumbel,
-            considered_actions: 8,
-            score_utility: 0.5,
+            play: flipzero_mcts::PlaySettings {
+                simulations: 16,
+                search: flipzero_mcts::SearchKind::Gumbel,
+                considered_actions: 8,
+                score_utility: 0.5,
+                ..MctsSpec::default().play
+            },
             every_symmetry: true,
             ..MctsSpec::default()
         })

@@ -7,7 +7,7 @@ mod common;
 use std::path::Path;
 use std::time::Duration;
 
-use flipzero_arena::competition::SavedGame;
+use flipzero_arena::competition::saved_game;
 use flipzero_arena::{AgentFactory, AgentSpec, Ending, play_paired, random_openings};
 use flipzero_core::{Color, Preset};
 
@@ -74,7 +74,7 @@ fn a_failing_engine_forfeits_its_games_and_the_match_goes_on() {
             assert!(failure.contains(reason), "{behaviour}: {failure}");
             // The games file says so.
             let opening = &openings[index / 2];
-            let saved = SavedGame::new(
+            let saved = saved_game(
                 "othello",
                 Some(6),
                 &rules,

@@ -155,6 +155,29 @@ fn cluster_submit_writes_slurm_scripts_and_status_reads_the_run() {
     assert_eq!(summary["finished"], false);
     assert_eq!(summary["checkpoints"], serde_json::json!([0]));
     assert_eq!(summary["games"], 0);
+    assert_eq!(summary["job_logs"], serde_json::json!([]));
+    // What the jobs write into slurm/logs, status reads back: each log's last line.
+    std::fs::write(
+        run.join("slurm/logs/train-77.log"),
+        "run started\niteration 3 | step 180\n\n",
+    )
+    .unwrap();
+    let summary = status(&run);
+    assert_eq!(
+        summary["job_logs"],
+        serde_json::json!([["train-77.log", "iteration 3 | step 180"]])
+    );
+    let output = Command::new(program())
+        .args(["cluster", "status"])
+        .arg(&run)
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&output.stdout)
+            .contains("job log train-77.log: iteration 3 | step 180"),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
 
     let output = Command::new(program())
         .args(["cluster", "status"])

@@ -143,6 +143,53 @@ pub fn default_considered_actions() -> u32 {
     16
 }
 
+/// The settings in which an agent that plays its best may differ from self-play's search
+/// (the `[evaluate]` keys of a run config, the options of an `mcts:` agent). Everything else
+/// of its [`MctsConfig`] is self-play's or the default, and it has no noise.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PlaySettings {
+    /// Simulations per decision.
+    pub simulations: u32,
+    /// The exact solver's threshold in empty squares (0: none).
+    pub solve_empties: u32,
+    /// The tree policy: `puct` or `gumbel` (without noise: it plays its best).
+    #[serde(default)]
+    pub search: SearchKind,
+    /// Gumbel search: root decisions considered.
+    #[serde(default = "default_considered_actions")]
+    pub considered_actions: u32,
+    /// Weight of the predicted final margin beside the result ([`MctsConfig::score_utility`]).
+    #[serde(default)]
+    pub score_utility: f32,
+}
+
+impl MctsConfig {
+    /// What of these settings an agent playing its best takes.
+    pub fn play_settings(&self) -> PlaySettings {
+        PlaySettings {
+            simulations: self.simulations,
+            solve_empties: self.solve_empties,
+            search: self.search,
+            considered_actions: self.considered_actions,
+            score_utility: self.score_utility,
+        }
+    }
+
+    /// These settings searching as `play` says, without noise: an agent that plays its best.
+    pub fn playing(self, play: PlaySettings) -> MctsConfig {
+        MctsConfig {
+            simulations: play.simulations,
+            noise_fraction: 0.0,
+            solve_empties: play.solve_empties,
+            search: play.search,
+            considered_actions: play.considered_actions,
+            gumbel_scale: 0.0,
+            score_utility: play.score_utility,
+            ..self
+        }
+    }
+}
+
 /// The tree policy, written `puct` or `gumbel`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -7,7 +7,7 @@ use std::path::Path;
 use flipzero_arena::NamedAgentSpec;
 use flipzero_core::Rules;
 use flipzero_data::files::FileError;
-use flipzero_mcts::{MctsConfig, SearchKind};
+use flipzero_mcts::{MctsConfig, PlaySettings};
 use flipzero_nn::Tower;
 use flipzero_selfplay::SelfPlayConfig;
 use flipzero_train::TrainConfig;
@@ -83,10 +83,11 @@ pub enum Schedule {
 }
 
 /// The evaluation match run after each training stage. Its search keys are the few in which
-/// the network's agent differs from self-play's search (`ValidConfig::evaluate_mcts`); every
-/// other search setting (`c_puct`, ...) is self-play's, so that the two cannot drift apart.
+/// the network's agent differs from self-play's search (`flipzero_mcts::PlaySettings`, read
+/// through serde's `flatten`; `ValidConfig::evaluate_mcts`); every other search setting
+/// (`c_puct`, ...) is self-play's, so that the two cannot drift apart. Unknown keys are
+/// refused by `refuse_unknown_keys`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct EvaluateSection {
     /// Evaluate after every this many iterations (0: never).
     pub every_iterations: u64,
@@ -94,20 +95,10 @@ pub struct EvaluateSection {
     pub openings: usize,
     /// Random plies from the start that make each opening.
     pub opening_plies: u32,
-    /// Search simulations per decision of the network's agent.
-    pub simulations: u32,
-    /// Its exact-solver threshold in empty squares.
-    pub solve_empties: u32,
-    /// Its tree policy: `puct` or `gumbel` (without noise: it plays its best).
-    #[serde(default)]
-    pub search: SearchKind,
-    /// Gumbel search: root decisions considered.
-    #[serde(default = "flipzero_mcts::default_considered_actions")]
-    pub considered_actions: u32,
-    /// Weight of the predicted final margin beside the result in the search's values
-    /// (KataGo's score utility; 0: the result alone).
-    #[serde(default)]
-    pub score_utility: f32,
+    /// How the network's agent searches: `simulations`, `solve_empties`, `search`,
+    /// `considered_actions`, `score_utility`.
+    #[serde(flatten)]
+    pub network: PlaySettings,
     /// Opponents: `random`, `engine:depth=N` and the other agents' forms, parsed when the
     /// file is read; each keeps its text as its name in the metrics.
     pub opponents: Vec<NamedAgentSpec>,
@@ -356,12 +347,13 @@ impl RunConfig {
         let evaluate = &self.evaluate;
         within("evaluate.openings", evaluate.openings, 0, 100_000)?;
         within("evaluate.opening_plies", evaluate.opening_plies, 0, 60)?;
-        within("evaluate.simulations", evaluate.simulations, 1, 1_000_000)?;
-        within("evaluate.solve_empties", evaluate.solve_empties, 0, 24)?;
-        within("evaluate.score_utility", evaluate.score_utility, 0.0, 10.0)?;
+        let network = &evaluate.network;
+        within("evaluate.simulations", network.simulations, 1, 1_000_000)?;
+        within("evaluate.solve_empties", network.solve_empties, 0, 24)?;
+        within("evaluate.score_utility", network.score_utility, 0.0, 10.0)?;
         within(
             "evaluate.considered_actions",
-            evaluate.considered_actions,
+            network.considered_actions,
             1,
             4096,
         )?;
@@ -387,17 +379,7 @@ impl ValidConfig {
 
     /// The search settings of the network's agent in evaluation: no noise.
     pub fn evaluate_mcts(&self) -> MctsConfig {
-        let evaluate = &self.settings.evaluate;
-        MctsConfig {
-            simulations: evaluate.simulations,
-            noise_fraction: 0.0,
-            solve_empties: evaluate.solve_empties,
-            search: evaluate.search,
-            considered_actions: evaluate.considered_actions,
-            gumbel_scale: 0.0,
-            score_utility: evaluate.score_utility,
-            ..self.selfplay_mcts()
-        }
+        self.selfplay_mcts().playing(self.settings.evaluate.network)
     }
 
     /// The optimiser settings.

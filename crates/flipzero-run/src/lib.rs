@@ -12,7 +12,7 @@ mod stages;
 pub mod workers;
 
 pub use config::{RunConfig, Schedule, StopSection, ValidConfig};
-pub use flipzero_mcts::SearchKind;
+pub use flipzero_mcts::{PlaySettings, SearchKind};
 pub use flipzero_rundir::{Record, RunDir, WorkerId};
 pub use flipzero_selfplay::parse_range;
 pub use stages::{EvaluateOptions, Progress, Run, RunError, Silent};

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use flipzero_data::files::{FileError, write_atomically};
+use flipzero_rundir::RunDir;
 
 /// What to ask Slurm for.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,7 +32,7 @@ pub struct SlurmPlan {
 pub fn render(plan: &SlurmPlan) -> Vec<(&'static str, String)> {
     let program = shell_quote(&plan.program.display().to_string());
     let run = shell_quote(&plan.run_dir.display().to_string());
-    let logs = plan.run_dir.join("slurm").join("logs");
+    let logs = RunDir::new(&plan.run_dir).job_logs();
     let common = |name: &str, log: &str| {
         let mut lines = vec![
             "#!/bin/bash".to_owned(),
@@ -106,7 +107,7 @@ pub fn render(plan: &SlurmPlan) -> Vec<(&'static str, String)> {
 /// # Errors
 /// When a file cannot be written.
 pub fn write_scripts(plan: &SlurmPlan) -> Result<PathBuf, FileError> {
-    let folder = plan.run_dir.join("slurm");
+    let folder = RunDir::new(&plan.run_dir).slurm();
     // `#SBATCH` lines take no quoting, and `%` starts a file-name pattern there.
     let run_dir = plan.run_dir.display().to_string();
     if run_dir.contains(|c: char| c.is_whitespace() || c == '%') {
@@ -127,7 +128,7 @@ pub fn write_scripts(plan: &SlurmPlan) -> Result<PathBuf, FileError> {
             ));
         }
     }
-    let logs = folder.join("logs");
+    let logs = RunDir::new(&plan.run_dir).job_logs();
     std::fs::create_dir_all(&logs).map_err(|e| FileError::io(&logs, e))?;
     for (name, text) in render(plan) {
         let path = folder.join(name);

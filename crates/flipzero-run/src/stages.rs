@@ -5,15 +5,17 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use burn::tensor::Device;
-use flipzero_arena::competition::SavedGame;
+use flipzero_arena::competition::saved_game;
 use flipzero_arena::{
     AgentFactory, AgentSpec, AnySuite, ExactCache, ExactError, MctsSpec, NamedAgentSpec,
     OpeningFilter, PerfectPlayScore,
 };
 use flipzero_core::{AnyGame, Outcome, Rules, RulesSpec};
-use flipzero_data::files::{FileError, append_lines};
+use flipzero_data::files::FileError;
+use flipzero_data::saved_game::{SavedGame, append_saved_games};
 use flipzero_data::{ENCODER_VERSION, Sample, ShardHeader, replay_window, write_shard};
 use flipzero_engine::WeightsFile;
+use flipzero_mcts::PlaySettings;
 use flipzero_nn::{NetConfig, NetEvaluator, PolicyValueNet, checkpoint};
 use flipzero_selfplay::{SelfPlayConfig, play_parallel};
 use flipzero_train::{SampleError, Trainer};
@@ -593,13 +595,14 @@ impl Run {
         let network = AgentFactory::with_network(
             &AgentSpec::Mcts(MctsSpec {
                 checkpoint: None,
-                simulations: options.simulations.unwrap_or(mcts.simulations),
+                play: PlaySettings {
+                    simulations: options.simulations.unwrap_or(mcts.simulations),
+                    solve_empties: options.solve_empties.unwrap_or(mcts.solve_empties),
+                    search: options.search.unwrap_or(mcts.search),
+                    ..mcts.play_settings()
+                },
                 time: None,
-                solve_empties: options.solve_empties.unwrap_or(mcts.solve_empties),
                 c_puct: mcts.c_puct,
-                search: options.search.unwrap_or(mcts.search),
-                considered_actions: mcts.considered_actions,
-                score_utility: mcts.score_utility,
                 every_symmetry: options.every_symmetry,
             }),
             rules,
@@ -614,20 +617,23 @@ impl Run {
             let result = suite.play_paired(rules, &network, opponent, |_| progress.advance(1));
             progress.end();
             if let Some(path) = &options.games {
-                let mut lines = String::new();
-                for (index, game) in result.games.iter().enumerate() {
-                    let saved = SavedGame::new(
-                        &self.config.settings.variant,
-                        self.config.settings.size,
-                        rules,
-                        &positions[index / 2],
-                        (&format!("network step {step}"), text),
-                        game,
-                    );
-                    lines.push_str(&serde_json::to_string(&saved).expect("games serialise"));
-                    lines.push('\n');
-                }
-                append_lines(path, &lines, false)?;
+                let network_name = format!("network step {step}");
+                let saved: Vec<SavedGame> = result
+                    .games
+                    .iter()
+                    .enumerate()
+                    .map(|(index, game)| {
+                        saved_game(
+                            &self.config.settings.variant,
+                            self.config.settings.size,
+                            rules,
+                            &positions[index / 2],
+                            (&network_name, text),
+                            game,
+                        )
+                    })
+                    .collect();
+                append_saved_games(path, &saved)?;
             }
             let record = Record::Evaluate {
                 step,

@@ -187,6 +187,10 @@ pub struct RunStatus {
     pub missing: usize,
     /// The newest evaluation per opponent: (step, score, games).
     pub ratings: BTreeMap<String, (u64, f64, usize)>,
+    /// Shards training moved out of the window because they could not be read.
+    pub quarantined: Vec<String>,
+    /// The Slurm jobs' logs, each with its last line.
+    pub job_logs: Vec<(String, String)>,
 }
 
 /// The step and the player of a shard, from its name.
@@ -222,6 +226,8 @@ pub fn run_status(dir: &RunDir) -> Result<RunStatus, FileError> {
         skipped: 0,
         missing: consumed.iter().filter(|n| !present.contains(n)).count(),
         ratings: BTreeMap::new(),
+        quarantined: dir.quarantined_shards()?,
+        job_logs: dir.job_log_tails()?,
     };
     // A rename keeps the time the shard was written; a second of slack covers renames that
     // land just after a window was read.

@@ -80,6 +80,37 @@ impl RunDir {
         self.root.join("quarantine")
     }
 
+    /// The folder of the Slurm job scripts `flipzero cluster submit` writes.
+    pub fn slurm(&self) -> PathBuf {
+        self.root.join("slurm")
+    }
+
+    /// The folder the Slurm jobs write their logs into.
+    pub fn job_logs(&self) -> PathBuf {
+        self.slurm().join("logs")
+    }
+
+    /// The Slurm jobs' log files, by name (sorted; none before a job ran), each with its
+    /// last line: what `flipzero cluster status` shows of the jobs.
+    ///
+    /// # Errors
+    /// An unreadable folder or log.
+    pub fn job_log_tails(&self) -> Result<Vec<(String, String)>, FileError> {
+        let folder = self.job_logs();
+        let mut names = file_names(&folder)?;
+        names.sort();
+        names
+            .into_iter()
+            .map(|name| {
+                let path = folder.join(&name);
+                let bytes = std::fs::read(&path).map_err(|e| FileError::io(&path, e))?;
+                let text = String::from_utf8_lossy(&bytes);
+                let last = text.lines().rev().find(|line| !line.trim().is_empty());
+                Ok((name, last.unwrap_or_default().trim().to_owned()))
+            })
+            .collect()
+    }
+
     /// The file names of the shards in [`RunDir::quarantine`], sorted (none when the folder
     /// was never made): what `flipzero report` lists for a look.
     ///

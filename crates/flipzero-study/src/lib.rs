@@ -502,10 +502,7 @@ fn study_preset(
     if curve_steps.len() < 2 {
         return Err(failed("the run has no trained checkpoint".to_owned()));
     }
-    let spec = AgentSpec::Mcts(MctsSpec {
-        simulations: config.measure.simulations,
-        ..MctsSpec::default()
-    });
+    let spec = AgentSpec::Mcts(MctsSpec::with_simulations(config.measure.simulations));
     let weights = WeightsFile::embedded()
         .weights_for(&rules, "embedded weights")
         .map_err(|e| failed(e.to_string()))?;

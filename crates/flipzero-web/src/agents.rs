@@ -86,12 +86,12 @@ fn agent_factory(
                 .map_err(|error| ApiError::bad(error.to_string()));
         }
         AgentSpec::Mcts(mcts) => {
-            if mcts.simulations > MOST_SIMULATIONS {
+            if mcts.play.simulations > MOST_SIMULATIONS {
                 return Err(too_much(&format!(
                     "search over {MOST_SIMULATIONS} simulations"
                 )));
             }
-            if mcts.solve_empties > MOST_SOLVE_EMPTIES {
+            if mcts.play.solve_empties > MOST_SOLVE_EMPTIES {
                 return Err(too_much(&format!(
                     "solve leaves with more than {MOST_SOLVE_EMPTIES} empty squares"
                 )));

@@ -2,8 +2,8 @@
 //! decisions, sent whole with every request: the server keeps nothing per game, so any number
 //! of tabs can play at once and undo is the page dropping decisions.
 
-use flipzero_arena::competition::SavedGame;
 use flipzero_core::{AnyGame, Color, Decision, Outcome, Phase, Preset, Rules, Square};
+use flipzero_data::saved_game::SavedGame;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};

@@ -11,7 +11,7 @@ use flipzero_arena::{AgentFactory, AgentSpec, ExactCache, MctsSpec};
 use flipzero_core::{AnyGame, Rules};
 use flipzero_engine::WeightsFile;
 use flipzero_nn::NetEvaluator;
-use flipzero_run::SearchKind;
+use flipzero_run::{PlaySettings, SearchKind};
 
 /// Arguments of `flipzero accuracy`.
 #[derive(Debug, Args)]
@@ -97,13 +97,17 @@ pub(crate) fn run(args: &AccuracyArgs) -> anyhow::Result<()> {
         .unwrap_or_else(|| default_cache(&args.checkpoint));
     let mut cache = ExactCache::open(&rules, Some(&cache_path))?;
     let weights = WeightsFile::embedded().weights_for(&rules, "embedded weights")?;
+    let defaults = MctsSpec::default();
     let spec = AgentSpec::Mcts(MctsSpec {
-        simulations: args.simulations,
-        solve_empties: args.solve,
-        search: args.search,
-        score_utility: args.score_utility,
+        play: PlaySettings {
+            simulations: args.simulations,
+            solve_empties: args.solve,
+            search: args.search,
+            score_utility: args.score_utility,
+            ..defaults.play
+        },
         every_symmetry: args.symmetries,
-        ..MctsSpec::default()
+        ..defaults
     });
     let network = (loaded.net, device);
     let searcher =

@@ -9,6 +9,7 @@ use clap::Args;
 use flipzero_arena::competition::{ArenaConfig, ArenaReport, run_arena};
 use flipzero_arena::journal::Journal;
 use flipzero_data::files::write_atomically;
+use flipzero_data::saved_game::write_saved_games;
 use indicatif::ProgressBar;
 
 /// Arguments of `flipzero arena`.
@@ -58,13 +59,7 @@ pub(crate) fn run(args: &ArenaArgs) -> anyhow::Result<()> {
         eprintln!("warning: {failure}; an interrupted run would have played those games again");
     }
     if let Some(path) = &args.games {
-        let mut lines = String::new();
-        for game in &report.games {
-            lines.push_str(&serde_json::to_string(game)?);
-            lines.push('\n');
-        }
-        write_atomically(path, lines.as_bytes())
-            .with_context(|| format!("writing {}", path.display()))?;
+        write_saved_games(path, &report.games)?;
         if let Some(journal) = journal {
             journal.remove()?;
         }

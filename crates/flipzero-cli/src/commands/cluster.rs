@@ -172,5 +172,14 @@ fn print_status(args: &StatusArgs) -> anyhow::Result<()> {
             score * 100.0
         );
     }
+    if !status.quarantined.is_empty() {
+        println!(
+            "quarantined (unreadable, out of the window): {}",
+            status.quarantined.join(", ")
+        );
+    }
+    for (log, last_line) in &status.job_logs {
+        println!("job log {log}: {last_line}");
+    }
     Ok(())
 }

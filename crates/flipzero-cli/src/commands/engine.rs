@@ -51,8 +51,7 @@ pub(crate) fn run(args: &EngineArgs) -> anyhow::Result<()> {
     let spec: AgentSpec = if Path::new(&args.agent).is_file() {
         AgentSpec::Mcts(MctsSpec {
             checkpoint: Some(args.agent.clone().into()),
-            simulations: 400,
-            ..MctsSpec::default()
+            ..MctsSpec::with_simulations(400)
         })
     } else {
         args.agent.parse().with_context(|| "--agent")?

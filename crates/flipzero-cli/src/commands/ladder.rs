@@ -49,10 +49,7 @@ pub(crate) fn run(args: &LadderArgs) -> anyhow::Result<()> {
     let device = Device::default();
     let (loaded, rules) = super::load_checkpoint(&args.checkpoint, &device)?;
     let weights = WeightsFile::embedded().weights_for(&rules, "embedded weights")?;
-    let spec = AgentSpec::Mcts(MctsSpec {
-        simulations: args.simulations,
-        ..MctsSpec::default()
-    });
+    let spec = AgentSpec::Mcts(MctsSpec::with_simulations(args.simulations));
     let candidate =
         AgentFactory::with_network(&spec, &rules, weights.clone(), Some((loaded.net, device)));
     let mut rungs: Vec<(String, AgentFactory)> = (1..=args.depth)

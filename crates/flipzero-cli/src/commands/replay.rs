@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Args;
-use flipzero_arena::competition::SavedGame;
 use flipzero_core::{AnyGame, Color, Outcome, Rules};
+use flipzero_data::saved_game::read_saved_game;
 
 /// Arguments of `flipzero replay`.
 #[derive(Debug, Args)]
@@ -39,7 +39,7 @@ pub(crate) struct ReplayArgs {
 pub(crate) fn run(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     let (variant, size, position, moves) = match &args.games {
         Some(path) => {
-            let saved = saved_game(path, args.line)?;
+            let saved = read_saved_game(path, args.line)?;
             (
                 saved.variant,
                 saved.size,
@@ -60,18 +60,6 @@ pub(crate) fn run(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
         None => AnyGame::start(&rules),
     };
     report(&rules, &start, &moves, args.json)
-}
-
-/// Line `line` (from 1) of a games file.
-fn saved_game(path: &std::path::Path, line: usize) -> anyhow::Result<SavedGame> {
-    let name = path.display();
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {name}"))?;
-    let found = text
-        .lines()
-        .nth(line.saturating_sub(1))
-        .filter(|_| line >= 1)
-        .with_context(|| format!("{name} has no line {line}"))?;
-    serde_json::from_str(found).with_context(|| format!("{name}, line {line}: not a saved game"))
 }
 
 fn result_name(outcome: Option<Outcome>) -> &'static str {
