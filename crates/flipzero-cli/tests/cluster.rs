@@ -3,13 +3,17 @@
 //! game is once in the directory, and the trainer's records agree. Also the Slurm job
 //! scripts and `cluster status`.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::{assert_success, failing, flipzero, succeeding, tiny_run_config};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+/// The binary's path, for processes the tests start and kill.
 fn program() -> PathBuf {
     assert_cmd::cargo::cargo_bin("flipzero")
 }
@@ -17,8 +21,7 @@ fn program() -> PathBuf {
 /// A tiny 6x6 run: 4 iterations of 4 games and 3 steps, no evaluation, a window that holds
 /// every game.
 fn tiny_config(folder: &Path) -> PathBuf {
-    let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("../flipzero-run/tests/tiny.toml");
-    let text = std::fs::read_to_string(tiny)
+    let text = std::fs::read_to_string(tiny_run_config())
         .unwrap()
         .replace("games_per_iteration = 6", "games_per_iteration = 4")
         .replace("parallel_games = 3", "parallel_games = 2")
@@ -44,12 +47,7 @@ fn stage(args: &[&str], run: &Path) -> Child {
 }
 
 fn status(run: &Path) -> serde_json::Value {
-    let output = Command::new(program())
-        .args(["cluster", "status", "--json"])
-        .arg(run)
-        .output()
-        .unwrap();
-    assert!(output.status.success());
+    let output = succeeding(&["cluster", "status", "--json", run.to_str().unwrap()]);
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
@@ -58,14 +56,14 @@ fn processes_killed_at_random_moments_lose_and_corrupt_nothing() {
     let folder = tempfile::tempdir().unwrap();
     let config = tiny_config(folder.path());
     let run = folder.path().join("run");
-    let init = Command::new(program())
+    let init = flipzero()
         .args(["init", "--config"])
         .arg(&config)
         .arg("--run-dir")
         .arg(&run)
         .output()
         .unwrap();
-    assert!(init.status.success());
+    assert_success(&init);
     let commands: [&[&str]; 3] = [
         &["selfplay", "--follow", "--worker", "a", "--batch", "2"],
         &["selfplay", "--follow", "--worker", "b", "--batch", "2"],
@@ -130,19 +128,21 @@ fn cluster_submit_writes_slurm_scripts_and_status_reads_the_run() {
     let folder = tempfile::tempdir().unwrap();
     let config = tiny_config(folder.path());
     let run = folder.path().join("run");
-    let output = Command::new(program())
-        .args(["cluster", "submit", "--scheduler", "slurm", "--dry-run"])
-        .args(["--workers", "3", "--throttle", "2", "--config"])
-        .arg(&config)
-        .arg("--run-dir")
-        .arg(&run)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    succeeding(&[
+        "cluster",
+        "submit",
+        "--scheduler",
+        "slurm",
+        "--dry-run",
+        "--workers",
+        "3",
+        "--throttle",
+        "2",
+        "--config",
+        config.to_str().unwrap(),
+        "--run-dir",
+        run.to_str().unwrap(),
+    ]);
     let selfplay = std::fs::read_to_string(run.join("slurm/selfplay.sbatch")).unwrap();
     assert!(selfplay.contains("#SBATCH --array=0-2%2"), "{selfplay}");
     assert!(selfplay.contains("selfplay --run-dir"), "{selfplay}");
@@ -167,23 +167,13 @@ fn cluster_submit_writes_slurm_scripts_and_status_reads_the_run() {
         summary["job_logs"],
         serde_json::json!([["train-77.log", "iteration 3 | step 180"]])
     );
-    let output = Command::new(program())
-        .args(["cluster", "status"])
-        .arg(&run)
-        .output()
-        .unwrap();
+    let output = succeeding(&["cluster", "status", run.to_str().unwrap()]);
+    let printed = String::from_utf8_lossy(&output.stdout);
     assert!(
-        String::from_utf8_lossy(&output.stdout)
-            .contains("job log train-77.log: iteration 3 | step 180"),
-        "{}",
-        String::from_utf8_lossy(&output.stdout)
+        printed.contains("job log train-77.log: iteration 3 | step 180"),
+        "{printed}"
     );
 
-    let output = Command::new(program())
-        .args(["cluster", "status"])
-        .arg(folder.path())
-        .output()
-        .unwrap();
-    assert!(!output.status.success());
-    assert!(String::from_utf8_lossy(&output.stderr).contains("not a run directory"));
+    let error = failing(&["cluster", "status", folder.path().to_str().unwrap()]);
+    assert!(error.contains("not a run directory"), "{error}");
 }
