@@ -8,52 +8,7 @@ use burn::tensor::Device;
 use flipzero_run::Silent;
 use flipzero_study::{StudyConfig, run_study};
 
-const TINY: &str = r#"
-presets = ["othello", "anti"]
-size = 4
-seed = 2
-
-[budget]
-iterations = 1
-
-[measure]
-strong_depth = 2
-strong_games = 6
-strong_margin = 0
-ladder_depth = 2
-ladder_openings = 1
-opening_plies = 1
-balanced_margin = 16
-simulations = 4
-
-[run.network]
-blocks = 1
-channels = 4
-value_hidden = 4
-
-[run.selfplay]
-games_per_iteration = 4
-parallel_games = 2
-workers = 1
-simulations = 4
-c_puct = 1.5
-noise_fraction = 0.25
-dirichlet_alpha = 0.5
-temperature_decisions = 4
-solve_empties = 4
-
-[run.train]
-batch_size = 8
-steps_per_iteration = 2
-window_samples = 1000
-learning_rate = 0.002
-warmup_steps = 0
-decay_steps = 0
-final_fraction = 0.1
-value_weight = 1.0
-score_weight = 1.0
-augment = true
-"#;
+const TINY: &str = include_str!("tiny-study.toml");
 
 fn config(dir: &Path, text: &str) -> Result<StudyConfig, String> {
     let path = dir.join("study.toml");
