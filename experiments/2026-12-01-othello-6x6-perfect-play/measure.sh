@@ -5,13 +5,16 @@
 # search's accuracy on 200 positions with 12 to 24 empties.
 #
 # Usage: measure.sh RUN_DIR OUT_DIR   (FLIPZERO=path/to/flipzero, default target/release/flipzero;
-# ACCURACY_OPTIONS: more options of `flipzero accuracy`, such as `--score-utility 0.5`)
+# ACCURACY_OPTIONS: more options of `flipzero accuracy`, such as `--score-utility 0.5`;
+# OPENING_SEED: draw the openings as a run of that seed does, so that runs of other seeds
+# are measured on the same openings)
 set -euo pipefail
 run="$1"
 out="$2"
 flipzero="${FLIPZERO:-target/release/flipzero}"
 mkdir -p "$out"
 common=(--run-dir "$run" --openings 50 --opening-plies 8-10 --exact-within 10 --simulations 64)
+[ -n "${OPENING_SEED:-}" ] && common+=(--opening-seed "$OPENING_SEED")
 # The network's own play (no solver leaves) against perfect play, depth 4 and random.
 "$flipzero" evaluate "${common[@]}" --solve 0 --games "$out/games-own-play.jsonl" \
     --opponent perfect --opponent engine:depth=4 --opponent random | tee "$out/own-play.txt"

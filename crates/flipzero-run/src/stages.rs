@@ -101,6 +101,9 @@ pub struct EvaluateOptions {
     /// Keep only openings whose exact value (solved, and cached in the run directory) is
     /// within this many discs of a draw.
     pub exact_within: Option<i32>,
+    /// The seed the openings are drawn from; the config's seed when `None`. Runs of other
+    /// seeds are measured on the same openings by giving them one seed here.
+    pub opening_seed: Option<u64>,
     /// Exact solver values at the network's leaves from this many empties (0: its own
     /// play); the config's when `None`.
     pub solve_empties: Option<u32>,
@@ -559,7 +562,8 @@ impl Run {
             .opening_plies
             .clone()
             .unwrap_or(evaluate.opening_plies..=evaluate.opening_plies);
-        let seed = mix(&[self.config.settings.seed, 3]);
+        let opening_seed = options.opening_seed.unwrap_or(self.config.settings.seed);
+        let seed = mix(&[opening_seed, 3]);
         let weights = WeightsFile::embedded()
             .weights_for(rules, "embedded weights")
             .map_err(|e| RunError::Opponent(e.to_string()))?;

@@ -380,6 +380,51 @@ fn evaluation_options_replace_the_configs_opponents() {
 }
 
 #[test]
+fn an_opening_seed_draws_the_openings_of_a_run_of_that_seed() {
+    let (folder, _config, _dir, run) = tiny_run();
+    assert!(TINY.contains("\nseed = 3\n"), "the tiny config's seed");
+    let openings_of = |run: &flipzero_run::Run, opening_seed: Option<u64>, name: &str| {
+        let games = folder.path().join(name);
+        let options = EvaluateOptions {
+            openings: Some(4),
+            opening_plies: Some(4..=6),
+            opening_seed,
+            opponents: Some(vec!["random".parse().unwrap()]),
+            games: Some(games.clone()),
+            ..EvaluateOptions::default()
+        };
+        run.evaluate(&options, &Silent).unwrap();
+        let mut openings: Vec<String> = std::fs::read_to_string(games)
+            .unwrap()
+            .lines()
+            .map(|line| {
+                serde_json::from_str::<serde_json::Value>(line).unwrap()["opening"].to_string()
+            })
+            .collect();
+        openings.dedup();
+        openings
+    };
+    // A run of seed 1 (the tiny config's is 3) draws its own openings, and with the opening
+    // seed 3 this run's.
+    let other_folder = tempfile::tempdir().unwrap();
+    let other_config = write_config(
+        other_folder.path(),
+        "seed-1.toml",
+        &TINY.replace("\nseed = 3\n", "\nseed = 1\n"),
+    );
+    let other = Run::start(
+        RunDir::new(other_folder.path().join("run")),
+        &other_config,
+        Device::flex(),
+    )
+    .unwrap();
+    let own = openings_of(&run, None, "own.jsonl");
+    assert_eq!(own.len(), 4, "{own:?}");
+    assert_ne!(openings_of(&other, None, "other.jsonl"), own);
+    assert_eq!(openings_of(&other, Some(3), "other-3.jsonl"), own);
+}
+
+#[test]
 fn evaluation_against_perfect_play_scores_the_exact_values_it_solved_once() {
     let (_folder, _config, dir, run) = tiny_run();
     let options = EvaluateOptions {

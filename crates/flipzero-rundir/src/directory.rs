@@ -99,16 +99,14 @@ impl RunDir {
         let folder = self.job_logs();
         let mut names = file_names(&folder)?;
         names.sort();
-        names
-            .into_iter()
-            .map(|name| {
-                let path = folder.join(&name);
-                let bytes = std::fs::read(&path).map_err(|e| FileError::io(&path, e))?;
-                let text = String::from_utf8_lossy(&bytes);
-                let last = text.lines().rev().find(|line| !line.trim().is_empty());
-                Ok((name, last.unwrap_or_default().trim().to_owned()))
-            })
-            .collect()
+        let mut tails = Vec::new();
+        for name in names {
+            let path = folder.join(&name);
+            if path.is_file() {
+                tails.push((name, last_line(&path)?));
+            }
+        }
+        Ok(tails)
     }
 
     /// The file names of the shards in [`RunDir::quarantine`], sorted (none when the folder
@@ -436,6 +434,22 @@ impl RunDir {
     pub fn write_text(&self, path: &Path, text: &str) -> Result<(), FileError> {
         write_atomically(path, text.as_bytes()).map_err(|e| FileError::io(path, e))
     }
+}
+
+/// The last non-empty line of a text file, read from its end (a job's log may be large).
+fn last_line(path: &Path) -> Result<String, FileError> {
+    use std::io::{Read, Seek, SeekFrom};
+    const TAIL_BYTES: u64 = 4096;
+    let io = |e| FileError::io(path, e);
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let length = file.metadata().map_err(io)?.len();
+    file.seek(SeekFrom::Start(length.saturating_sub(TAIL_BYTES)))
+        .map_err(io)?;
+    let mut tail = Vec::new();
+    file.read_to_end(&mut tail).map_err(io)?;
+    let text = String::from_utf8_lossy(&tail);
+    let last = text.lines().rev().find(|line| !line.trim().is_empty());
+    Ok(last.unwrap_or_default().trim().to_owned())
 }
 
 fn file_names(folder: &Path) -> Result<Vec<String>, FileError> {

@@ -139,13 +139,17 @@ pub(crate) struct EvaluateArgs {
     /// Simulations per decision of the network's agent.
     #[arg(long)]
     simulations: Option<u32>,
+    /// The seed the openings are drawn from; the config's seed when absent. Give runs of
+    /// other seeds the same one to measure them on the same openings.
+    #[arg(long)]
+    opening_seed: Option<u64>,
     /// Append every game to this file, one JSON object per line (as `flipzero arena
     /// --games` writes them; `flipzero replay --games FILE --line N` plays one back).
     #[arg(long)]
     games: Option<PathBuf>,
     /// Evaluate each due checkpoint as the trainer publishes it, until the run is finished
     /// (with the config's openings, opponents and simulations).
-    #[arg(long, conflicts_with_all = ["step", "openings", "opening_plies", "balanced", "exact_within", "solve", "search", "opponents", "simulations", "games"])]
+    #[arg(long, conflicts_with_all = ["step", "openings", "opening_plies", "balanced", "exact_within", "solve", "search", "opponents", "simulations", "opening_seed", "games"])]
     follow: bool,
 }
 
@@ -380,6 +384,7 @@ pub(crate) fn evaluate(args: &EvaluateArgs) -> anyhow::Result<()> {
         opening_plies: args.opening_plies.clone(),
         balanced_margin: args.balanced,
         exact_within: args.exact_within,
+        opening_seed: args.opening_seed,
         solve_empties: args.solve,
         search: args.search,
         every_symmetry: args.symmetries,
