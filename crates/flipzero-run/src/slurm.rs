@@ -107,7 +107,8 @@ pub fn render(plan: &SlurmPlan) -> Vec<(&'static str, String)> {
 /// # Errors
 /// When a file cannot be written.
 pub fn write_scripts(plan: &SlurmPlan) -> Result<PathBuf, FileError> {
-    let folder = RunDir::new(&plan.run_dir).slurm();
+    let run = RunDir::new(&plan.run_dir);
+    let folder = run.slurm();
     // `#SBATCH` lines take no quoting, and `%` starts a file-name pattern there.
     let run_dir = plan.run_dir.display().to_string();
     if run_dir.contains(|c: char| c.is_whitespace() || c == '%') {
@@ -128,7 +129,7 @@ pub fn write_scripts(plan: &SlurmPlan) -> Result<PathBuf, FileError> {
             ));
         }
     }
-    let logs = RunDir::new(&plan.run_dir).job_logs();
+    let logs = run.job_logs();
     std::fs::create_dir_all(&logs).map_err(|e| FileError::io(&logs, e))?;
     for (name, text) in render(plan) {
         let path = folder.join(name);
